@@ -1,0 +1,30 @@
+// What QNN will see on a port: the datatype and encoding derived from an annotation.
+#pragma once
+
+#include <optional>
+
+#include "qnnrules/QnnTypes.h"
+#include "qnnrules/QuantSpec.h"
+
+namespace qnnrules {
+
+struct PortType {
+  QnnDatatype datatype = QnnDatatype::kFloat32;
+  std::optional<Encoding> encoding;  // set for quantized ports
+  int bitwidth = 0;                  // meaningful bits (4 for int8 -7..7); container bits otherwise
+  bool quantized = false;
+};
+
+// The quant range decides the width (<= 8 bits -> 8-bit container, <= 16 -> 16, else 32) and
+// signedness (quant_min < 0); a range narrower than the container gives a BW_* encoding;
+// a block size gives BLOCKWISE_EXPANSION. Without quant_min/quant_max the dtype's full range
+// is used (torch.int32 with 0..65535 is how PyTorch spells uint16).
+PortType portTypeOf(const QuantSpec& spec);
+// An unannotated port: its tensor dtype maps to a QNN float/integer/bool type.
+PortType portTypeOf(ScalarType tensorDtype);
+
+// The QNN offset (-zero_point) a symmetric encoding of this datatype must have:
+// 0 for signed containers, -2^(bits-1) for unsigned ones.
+int64_t symmetricOffset(QnnDatatype t);
+
+}  // namespace qnnrules

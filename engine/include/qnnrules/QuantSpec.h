@@ -1,0 +1,58 @@
+// The quantization annotation of one port (an input edge or an output), as a quantizer
+// writes it: dtype, range, scheme, axis, block size, and scale/zero point when known.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace qnnrules {
+
+// Storage dtypes as PyTorch names them (torch.uint8 -> kUInt8 ...).
+enum class ScalarType : uint8_t {
+  kFloat32, kFloat16, kBFloat16, kFloat64,
+  kInt8, kInt16, kInt32, kInt64,
+  kUInt8, kUInt16, kUInt32,
+  kBool,
+  kCount
+};
+std::string_view scalarTypeName(ScalarType t);   // "float32"
+std::optional<ScalarType> parseScalarType(std::string_view s);  // accepts "float32" and "torch.float32"
+bool isFloatType(ScalarType t);
+
+enum class QScheme : uint8_t { kPerTensorAffine, kPerTensorSymmetric, kPerChannelAffine, kPerChannelSymmetric };
+std::string_view qschemeName(QScheme q);  // "per_tensor_affine"
+std::optional<QScheme> parseQScheme(std::string_view s);
+inline bool isPerChannel(QScheme q) { return q == QScheme::kPerChannelAffine || q == QScheme::kPerChannelSymmetric; }
+inline bool isSymmetric(QScheme q) { return q == QScheme::kPerTensorSymmetric || q == QScheme::kPerChannelSymmetric; }
+
+// "This port uses the encoding of ..." (PyTorch's SharedQuantizationSpec).
+struct SharedRef {
+  enum class Kind : uint8_t {
+    kNodeOutput,  // output `output` of node `node`
+    kEdge,        // the input edge from `node` (producer) into `consumer`
+  };
+  Kind kind = Kind::kNodeOutput;
+  uint32_t node = 0;
+  uint32_t output = 0;
+  uint32_t consumer = 0;
+};
+
+struct QuantSpec {
+  // When set, the port shares another port's encoding and the fields below are unused.
+  std::optional<SharedRef> sharedWith;
+
+  ScalarType dtype = ScalarType::kUInt8;
+  std::optional<int64_t> quantMin;
+  std::optional<int64_t> quantMax;
+  QScheme qscheme = QScheme::kPerTensorAffine;
+  std::optional<int32_t> chAxis;
+  std::vector<int64_t> blockSize;    // non-empty => block-wise (LPBQ)
+  std::vector<double> scales;        // empty until calibrated; one per channel when per-channel
+  std::vector<int64_t> zeroPoints;   // PyTorch convention (QNN offset = -zero_point)
+
+  bool isShared() const { return sharedWith.has_value(); }
+};
+
+}  // namespace qnnrules

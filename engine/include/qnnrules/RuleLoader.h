@@ -1,0 +1,36 @@
+// YAML -> Rule values. Strict: unknown keys, duplicate keys, wrong types and unknown enum
+// values are errors with file:line:column. Every error of a file is reported, not the first.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "qnnrules/Diagnostic.h"
+#include "qnnrules/Rule.h"
+#include "qnnrules/Soc.h"
+
+namespace qnnrules {
+
+struct LoadLimits {
+  uint64_t maxFileBytes = 16ull << 20;  // a rule file larger than this is refused
+  int maxDepth = 64;                    // deeper YAML nesting is refused
+};
+
+// Parses one rule file. `displayPath` is what marks and messages show (e.g.
+// "rules/htp/ops/conv.yaml"). Appends parsed rules to `out` and errors to `errors`;
+// a rule with an error is not appended.
+void loadRuleFile(const std::filesystem::path& file, const std::string& displayPath,
+                  std::vector<Rule>& out, DiagnosticList& errors, const LoadLimits& limits = {});
+
+// Same, from text already in memory (tests, embedders).
+void loadRuleText(const std::string& text, const std::string& displayPath,
+                  std::vector<Rule>& out, DiagnosticList& errors, const LoadLimits& limits = {});
+
+// Parses rules/socs.yaml.
+void loadSocFile(const std::filesystem::path& file, const std::string& displayPath,
+                 SocTable& out, DiagnosticList& errors, const LoadLimits& limits = {});
+void loadSocText(const std::string& text, const std::string& displayPath,
+                 SocTable& out, DiagnosticList& errors, const LoadLimits& limits = {});
+
+}  // namespace qnnrules

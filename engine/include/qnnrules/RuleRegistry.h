@@ -1,0 +1,74 @@
+// Finds rule directories, loads a backend's rules on first use, merges overlays, caches.
+//
+// Search path, in order: the built-in rules directory, then each directory of the
+// QNNRULES_PATH environment variable (colon-separated), then RegistryOptions::overlayDirs
+// (the CLI's --rules). Each directory holds <backend>/**/*.yaml and may hold socs.yaml.
+// An overlay rule whose id already exists replaces that rule; a new id adds a rule.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "qnnrules/Diagnostic.h"
+#include "qnnrules/RuleLoader.h"
+#include "qnnrules/RuleSet.h"
+#include "qnnrules/Soc.h"
+#include "qnnrules/Status.h"
+
+namespace qnnrules {
+
+struct RegistryOptions {
+  std::filesystem::path builtinDir;                 // empty: discover (see findBuiltinRulesDir)
+  std::vector<std::filesystem::path> overlayDirs;   // searched after QNNRULES_PATH
+  bool useEnvironment = true;                       // read QNNRULES_PATH
+  LoadLimits limits;
+};
+
+// The built-in rules: $QNNRULES_BUILTIN_RULES if set, else the install location, else the
+// source tree the library was built from. Empty when none exists.
+std::filesystem::path findBuiltinRulesDir();
+
+// The result of loading one backend: the rules, or the errors that prevented it.
+struct BackendLoad {
+  std::shared_ptr<const RuleSet> rules;  // null on failure
+  Status status;
+  DiagnosticList errors;                 // every rule-file error found
+};
+
+class RuleRegistry {
+ public:
+  explicit RuleRegistry(RegistryOptions options = {});
+
+  // The directories searched, in order (built-in first). Missing overlay directories are
+  // an error reported by backend()/socs().
+  const std::vector<std::filesystem::path>& searchPath() const { return searchPath_; }
+
+  // Loads on first call, then returns the cached result. Thread-safe; a backend that is
+  // never asked for is never read.
+  const BackendLoad& backend(const std::string& name);
+  // Backends found in the search path (directory names that contain YAML files).
+  std::vector<std::string> availableBackends() const;
+
+  struct SocLoad {
+    std::shared_ptr<const SocTable> table;
+    Status status;
+    DiagnosticList errors;
+  };
+  const SocLoad& socs();
+
+ private:
+  BackendLoad loadBackend(const std::string& name) const;
+  SocLoad loadSocs() const;
+
+  RegistryOptions options_;
+  std::vector<std::filesystem::path> searchPath_;
+  std::mutex mu_;
+  std::map<std::string, std::unique_ptr<BackendLoad>> backends_;  // guarded by mu_
+  std::unique_ptr<SocLoad> socs_;                                 // guarded by mu_
+};
+
+}  // namespace qnnrules

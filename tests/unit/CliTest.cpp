@@ -1,0 +1,235 @@
+// qnn-validate end to end: exit codes, output formats, overlays, bad input.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "TestUtil.h"
+
+namespace qnnrules {
+namespace {
+
+using testing::CommandResult;
+using testing::shellQuote;
+using testing::TempDir;
+
+const std::string kSource = QNNRULES_SOURCE_DIR;
+
+// Runs qnn-validate from the source root (so rule paths print as rules/htp/...), with the
+// environment's overlay path cleared unless a test sets it.
+CommandResult qnnValidate(const std::string& args, const std::string& env = "QNNRULES_PATH=") {
+  return testing::run("cd " + shellQuote(kSource) + " && env " + env + " " + shellQuote(QNNRULES_VALIDATE_EXE) +
+                      " " + args);
+}
+
+std::string example(const std::string& name) { return shellQuote(kSource + "/examples/" + name); }
+
+size_t count(const std::string& haystack, const std::string& needle) {
+  size_t n = 0;
+  for (size_t pos = haystack.find(needle); pos != std::string::npos; pos = haystack.find(needle, pos + 1)) ++n;
+  return n;
+}
+
+constexpr const char* kCustomGraph = R"({
+  "format": "qnnrules-graph", "version": 1, "name": "custom",
+  "nodes": [
+    {"name": "x", "kind": "input", "outputs": [{"dtype": "float32", "shape": [1, 4],
+      "qspec": {"dtype": "uint8", "quant_min": 0, "quant_max": 255}}]},
+    {"name": "c", "kind": "call", "target": "aten.my_custom_op.default",
+     "args": [{"ref": "x", "qspec": {"shared_with": {"node": "x"}}}],
+     "outputs": [{"dtype": "float32", "shape": [1, 4],
+      "qspec": {"dtype": "uint8", "quant_min": 0, "quant_max": 255}}]},
+    {"name": "output", "kind": "output", "args": [[{"ref": "c"}]]}
+  ]
+})";
+
+constexpr const char* kCustomRule = R"(version: 1
+rules:
+  - id: htp.my_custom_op
+    targets: [aten.my_custom_op.default]
+    qnn_op: MyCustomOp
+    pattern: siso
+    description: A custom op from an overlay.
+    inputs: [{name: input}]
+    outputs: [{name: output}]
+    variants:
+      - name: a8
+        ports:
+          input: {dtype: UFIXED_POINT_8, encoding: SCALE_OFFSET}
+          output: {dtype: UFIXED_POINT_8, encoding: SCALE_OFFSET}
+)";
+
+TEST(Cli, ValidExampleExitsZero) {
+  CommandResult r = qnnValidate(example("tiny_cnn_8a8w.json") + " --backend htp --soc SM8650 --strict");
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("0 error(s), 0 warning(s) - valid"), std::string::npos) << r.output;
+}
+
+TEST(Cli, ViolationsExampleReportsEveryKindInStrictModeAndExitsOne) {
+  CommandResult r = qnnValidate(example("violations.json") + " --backend htp --soc SM8650 --strict");
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  size_t kinds = 0;
+  for (const char* code : {"[no-rule]", "[symmetric]", "[axis]", "[fixed-scale]", "[shared]", "[encoding]",
+                           "[bitwidth]", "[no-matching-variant]", "[arch-gate]", "[fixed-offset]"})
+    kinds += r.output.find(code) != std::string::npos;
+  EXPECT_GE(kinds, 5u) << r.output;
+  // Every constraint diagnostic points at a rule file line.
+  EXPECT_GE(count(r.output, "--> rules/htp/"), 4u) << r.output;
+  EXPECT_NE(r.output.find("INVALID"), std::string::npos);
+}
+
+TEST(Cli, WarnModeReportsTheSameAsWarningsAndExitsZero) {
+  CommandResult strict = qnnValidate(example("violations.json") + " --soc SM8650 --strict");
+  CommandResult warn = qnnValidate(example("violations.json") + " --soc SM8650 --warn");
+  EXPECT_EQ(warn.exitCode, 0) << warn.output;
+  EXPECT_EQ(count(warn.output, "warning["), count(strict.output, "error[") + count(strict.output, "warning["));
+  EXPECT_EQ(count(warn.output, "error["), 0u);
+}
+
+TEST(Cli, StrictIsTheDefault) {
+  EXPECT_EQ(qnnValidate(example("violations.json") + " --soc SM8650").exitCode, 1);
+}
+
+TEST(Cli, BlockwiseExamplePassesOnSM8650AndFailsOnSM8350) {
+  EXPECT_EQ(qnnValidate(example("lpbq_linear.json") + " --soc SM8650").exitCode, 0);
+  CommandResult r = qnnValidate(example("lpbq_linear.json") + " --soc SM8350");
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_NE(r.output.find("error[arch-gate]"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("SM8350 is V68"), std::string::npos) << r.output;
+}
+
+TEST(Cli, SixteenBitMatmulExamplePassesOnSM8650AndFailsOnSM8350) {
+  EXPECT_EQ(qnnValidate(example("matmul_16a16w.json") + " --soc SM8650").exitCode, 0);
+  CommandResult r = qnnValidate(example("matmul_16a16w.json") + " --soc SM8350");
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_NE(r.output.find("error[arch-gate]"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("V73 or newer"), std::string::npos) << r.output;
+}
+
+TEST(Cli, JsonFormatIsMachineReadable) {
+  CommandResult r = qnnValidate(example("violations.json") + " --soc SM8650 --format json 2>/dev/null");
+  EXPECT_EQ(r.exitCode, 1);
+  nlohmann::json j = nlohmann::json::parse(r.output, nullptr, /*allow_exceptions=*/false);
+  ASSERT_FALSE(j.is_discarded()) << r.output;
+  EXPECT_EQ(j["valid"], false);
+  EXPECT_EQ(j["soc"], "SM8650");
+  EXPECT_EQ(j["htp_arch"], "V75");
+  ASSERT_TRUE(j["diagnostics"].is_array());
+  ASSERT_FALSE(j["diagnostics"].empty());
+  for (const auto& d : j["diagnostics"])
+    for (const char* key : {"severity", "code", "message", "node", "op", "port", "rule", "location", "expected",
+                            "actual", "hint"})
+      EXPECT_TRUE(d.contains(key)) << key;
+  EXPECT_EQ(j["summary"]["errors"].get<size_t>(), j["diagnostics"].size() - j["summary"]["warnings"].get<size_t>());
+}
+
+TEST(Cli, OverlayAddsAnOpWithoutRebuilding) {
+  TempDir d;
+  std::string graph = d.write("g.json", kCustomGraph).string();
+  CommandResult before = qnnValidate(shellQuote(graph) + " --soc SM8650");
+  EXPECT_EQ(before.exitCode, 1) << before.output;
+  EXPECT_NE(before.output.find("error[no-rule]"), std::string::npos) << before.output;
+
+  d.write("overlay/htp/custom.yaml", kCustomRule);
+  std::string overlay = (d.path() / "overlay").string();
+  CommandResult viaFlag = qnnValidate(shellQuote(graph) + " --soc SM8650 --rules " + shellQuote(overlay));
+  EXPECT_EQ(viaFlag.exitCode, 0) << viaFlag.output;
+  CommandResult viaEnv = qnnValidate(shellQuote(graph) + " --soc SM8650", "QNNRULES_PATH=" + shellQuote(overlay));
+  EXPECT_EQ(viaEnv.exitCode, 0) << viaEnv.output;
+
+  CommandResult list = qnnValidate("--list-rules --rules " + shellQuote(overlay));
+  EXPECT_EQ(list.exitCode, 0);
+  EXPECT_NE(list.output.find("htp.my_custom_op  [" + overlay), std::string::npos) << list.output;
+  EXPECT_NE(list.output.find("htp.conv2d  [builtin]  rules/htp/"), std::string::npos) << list.output;
+}
+
+TEST(Cli, OverlayWithMisspelledKeyFailsWithFileLineColumnAndExitTwo) {
+  TempDir d;
+  std::string graph = d.write("g.json", kCustomGraph).string();
+  std::string bad = kCustomRule;
+  bad.replace(bad.find("qnn_op:"), 7, "qnn_opp:");
+  d.write("overlay/htp/custom.yaml", bad);
+  CommandResult r = qnnValidate(shellQuote(graph) + " --soc SM8650 --rules " + shellQuote((d.path() / "overlay").string()));
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("[unknown-key]"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("custom.yaml:5:5"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("qnn_opp"), std::string::npos) << r.output;
+}
+
+struct BadInputCase {
+  const char* name;
+  const char* graphText;  // written to a file; nullptr: use `args` alone
+  const char* args;
+  const char* expected;   // substring of the one clear message
+};
+
+class CliBadInput : public ::testing::TestWithParam<BadInputCase> {};
+
+TEST_P(CliBadInput, ExitsTwoWithOneClearMessage) {
+  const BadInputCase& c = GetParam();
+  TempDir d;
+  std::string args = c.args;
+  if (c.graphText) args = shellQuote(d.write("g.json", c.graphText).string()) + " " + args;
+  CommandResult r = qnnValidate(args);
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find(c.expected), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("terminate called"), std::string::npos) << r.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, CliBadInput,
+    ::testing::Values(
+        BadInputCase{"malformed", "{\"format\": \"qnnrules-graph\", \"version\": 1, \"nodes\": [}", "--soc SM8650",
+                     "qnn-validate: error:"},
+        BadInputCase{"truncated", "{\"format\": \"qnnrules-graph\", \"version\": 1, \"nodes\": [", "--soc SM8650",
+                     "qnn-validate: error:"},
+        BadInputCase{"empty", "", "--soc SM8650", "qnn-validate: error:"},
+        BadInputCase{"schema", "{\"format\": \"qnnrules-graph\", \"version\": 1, \"nodes\": [{\"name\": 3}]}",
+                     "--soc SM8650", "qnn-validate: error:"},
+        BadInputCase{"wrong_version", "{\"format\": \"qnnrules-graph\", \"version\": 7, \"nodes\": []}",
+                     "--soc SM8650", "qnn-validate: error:"},
+        BadInputCase{"unknown_soc", "{\"format\": \"qnnrules-graph\", \"version\": 1, \"nodes\": []}",
+                     "--soc SM1234", "unknown SoC 'SM1234'"},
+        BadInputCase{"unknown_backend", "{\"format\": \"qnnrules-graph\", \"version\": 1, \"nodes\": []}",
+                     "--soc SM8650 --backend npu", "unknown backend 'npu'"},
+        BadInputCase{"lpai_without_lpai_soc", "{\"format\": \"qnnrules-graph\", \"version\": 1, \"nodes\": []}",
+                     "--soc SM8650 --backend lpai", "SM8650 has no LPAI"},
+        BadInputCase{"missing_file", nullptr, "/nonexistent/graph.json --soc SM8650", "qnn-validate: error:"},
+        BadInputCase{"no_graph", nullptr, "--soc SM8650", "a graph file is required"},
+        BadInputCase{"unknown_flag", nullptr, "--frobnicate", "frobnicate"},
+        BadInputCase{"strict_and_warn", nullptr, "x.json --strict --warn", "excludes"},
+        BadInputCase{"bad_format", nullptr, "x.json --format xml", "xml"},
+        BadInputCase{"missing_overlay", "{\"format\": \"qnnrules-graph\", \"version\": 1, \"nodes\": []}",
+                     "--soc SM8650 --rules /nonexistent-overlay", "/nonexistent-overlay does not exist"}),
+    [](const ::testing::TestParamInfo<BadInputCase>& info) { return std::string(info.param.name); });
+
+TEST(Cli, DeeplyNestedGraphIsRefusedNotACrash) {
+  TempDir d;
+  std::string deep = "{\"format\": \"qnnrules-graph\", \"version\": 1, \"nodes\": [], \"meta\": ";
+  deep += std::string(200000, '[') + std::string(200000, ']') + "}";
+  CommandResult r = qnnValidate(shellQuote(d.write("deep.json", deep).string()) + " --soc SM8650");
+  EXPECT_EQ(r.exitCode, 2) << r.output.substr(0, 500);
+  EXPECT_NE(r.output.find("qnn-validate: error:"), std::string::npos) << r.output.substr(0, 500);
+}
+
+TEST(Cli, EmptyGraphIsValid) {
+  TempDir d;
+  std::string g = d.write("g.json", "{\"format\": \"qnnrules-graph\", \"version\": 1, \"nodes\": []}").string();
+  CommandResult r = qnnValidate(shellQuote(g) + " --soc SM8650");
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+}
+
+TEST(Cli, HelpExitsZero) {
+  CommandResult r = qnnValidate("--help");
+  EXPECT_EQ(r.exitCode, 0);
+  EXPECT_NE(r.output.find("--soc"), std::string::npos);
+}
+
+TEST(Cli, ListSocsShowsTheArchitectures) {
+  CommandResult r = qnnValidate("--list-socs");
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("SM8650  HTP V75"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("SM8850  HTP V81  VTCM 8 MB  LPAI V6"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace qnnrules
