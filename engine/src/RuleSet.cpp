@@ -12,12 +12,12 @@ RuleSet::RuleSet(std::string backend, std::vector<Rule> rules)
 }
 
 const Rule* RuleSet::findByTarget(std::string_view target) const {
-  auto it = byTarget_.find(std::string(target));
+  auto it = byTarget_.find(target);
   return it == byTarget_.end() ? nullptr : &rules_[it->second];
 }
 
 const Rule* RuleSet::findById(std::string_view id) const {
-  auto it = byId_.find(std::string(id));
+  auto it = byId_.find(id);
   return it == byId_.end() ? nullptr : &rules_[it->second];
 }
 

@@ -11,6 +11,12 @@
 
 namespace qnnrules {
 
+// Hash that lets string_view look up std::string keys without building a string.
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
 class RuleSet {
  public:
   RuleSet(std::string backend, std::vector<Rule> rules);
@@ -23,8 +29,8 @@ class RuleSet {
  private:
   std::string backend_;
   std::vector<Rule> rules_;
-  std::unordered_map<std::string, uint32_t> byTarget_;
-  std::unordered_map<std::string, uint32_t> byId_;
+  std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>> byTarget_;
+  std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>> byId_;
 };
 
 }  // namespace qnnrules
