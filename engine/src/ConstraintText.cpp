@@ -109,4 +109,16 @@ std::string gateSentence(const Rule& r, const Variant& v) {
          " or newer.";
 }
 
+std::string constraintSummary(const Rule& r, const PortConstraint& c) {
+  std::string s = datatypeSetText(c.datatypes);
+  if (!c.encodings.empty()) s += "; " + encodingSetText(c.encodings);
+  if (c.bitwidths) s += "; " + bitwidthSetText(c.bitwidths) + "-bit";
+  if (c.symmetric.value_or(false)) s += "; symmetric";
+  if (c.axis) s += "; axis " + std::to_string(*c.axis);
+  if (c.scale) s += "; scale " + scaleText(c);
+  if (c.offset) s += "; offset " + std::to_string(*c.offset);
+  if (c.sharedWith >= 0) s += "; shared with " + r.ports[c.sharedWith].name;
+  return s;
+}
+
 }  // namespace qnnrules

@@ -27,4 +27,8 @@ std::string fixedQParamsSentence(const Rule& r, int port, const PortConstraint& 
 std::string sharedSentence(const Rule& r, int port, const PortConstraint& c);
 std::string gateSentence(const Rule& r, const Variant& v);
 
+// Compact one-line summary of a port constraint, for listings and tables:
+// "SFIXED_POINT_8; SCALE_OFFSET or AXIS_SCALE_OFFSET; symmetric; axis 0".
+std::string constraintSummary(const Rule& r, const PortConstraint& c);
+
 }  // namespace qnnrules

@@ -1,0 +1,64 @@
+// qnn-rules: lint, list, explain.
+#include <gtest/gtest.h>
+
+#include "TestUtil.h"
+
+namespace qnnrules {
+namespace {
+
+using testing::CommandResult;
+using testing::shellQuote;
+using testing::TempDir;
+
+CommandResult qnnRules(const std::string& args) {
+  return testing::run("cd " + shellQuote(QNNRULES_SOURCE_DIR) + " && env QNNRULES_PATH= " +
+                      shellQuote(QNNRULES_RULES_EXE) + " " + args);
+}
+
+TEST(QnnRulesCli, LintPassesOnTheBuiltinRules) {
+  CommandResult r = qnnRules("lint");
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("htp: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(" rules OK"), std::string::npos) << r.output;
+}
+
+TEST(QnnRulesCli, LintReportsEveryErrorOfABrokenOverlayAndExitsOne) {
+  TempDir d;
+  d.write("htp/bad.yaml",
+          "version: 1\nrules:\n  - id: htp.x\n    targets: [aten.x.default]\n    qnn_op: X\n"
+          "    pattern: sisoo\n    description: x.\n    colour: red\n    variants: []\n");
+  CommandResult r = qnnRules("lint --rules " + shellQuote(d.path().string()));
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_NE(r.output.find("[unknown-pattern]"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("bad.yaml:6:14"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("[unknown-key]"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("bad.yaml:8:5"), std::string::npos) << r.output;
+}
+
+TEST(QnnRulesCli, ExplainShowsVariantsGatesAndLocation) {
+  CommandResult r = qnnRules("explain htp.conv2d");
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("htp.conv2d  (rules/htp/ops/"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("QNN op:  Conv2d"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("needs HTP V69+"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("needs HTP V73+"), std::string::npos) << r.output;
+  // An ATen target finds its rule too.
+  CommandResult byTarget = qnnRules("explain aten.conv2d.default");
+  EXPECT_EQ(byTarget.exitCode, 0);
+  EXPECT_EQ(byTarget.output, r.output);
+}
+
+TEST(QnnRulesCli, ExplainUnknownRuleIsAUsageError) {
+  CommandResult r = qnnRules("explain htp.no_such_rule");
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.output.find("no rule 'htp.no_such_rule'"), std::string::npos) << r.output;
+}
+
+TEST(QnnRulesCli, ListShowsOneLinePerRule) {
+  CommandResult r = qnnRules("list --backend htp");
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("htp.conv2d\tConv2d\t"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace qnnrules

@@ -1,0 +1,137 @@
+// qnn-rules: inspect and check the rule tables.
+//
+//   qnn-rules lint [--rules DIR]...           load every backend, report every error (exit 1 on any)
+//   qnn-rules list [--backend B]              one line per rule
+//   qnn-rules explain RULE_ID [--backend B]   description, targets, ports, variants, gates, file:line
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "qnnrules/ConstraintText.h"
+#include "qnnrules/RuleRegistry.h"
+
+namespace {
+
+using namespace qnnrules;
+
+constexpr int kExitOk = 0;
+constexpr int kExitLintErrors = 1;
+constexpr int kExitUsage = 2;
+
+RegistryOptions registryOptions(const std::vector<std::string>& dirs) {
+  RegistryOptions o;
+  for (const std::string& d : dirs) o.overlayDirs.emplace_back(d);
+  return o;
+}
+
+int lint(RuleRegistry& reg) {
+  size_t errors = 0;
+  const auto& socs = reg.socs();
+  for (const Diagnostic& d : socs.errors) std::cout << formatText(d);
+  if (!socs.status.isOk()) {
+    std::cout << "socs: " << socs.status.message() << "\n";
+    errors += std::max<size_t>(1, socs.errors.size());
+  } else {
+    std::cout << "socs: " << socs.table->all().size() << " SoCs OK\n";
+  }
+  std::vector<std::string> backends = reg.availableBackends();
+  if (backends.empty()) {
+    std::cout << "no backends found in the rules search path\n";
+    ++errors;
+  }
+  for (const std::string& b : backends) {
+    const BackendLoad& load = reg.backend(b);
+    for (const Diagnostic& d : load.errors) std::cout << formatText(d);
+    if (load.status.isOk()) {
+      std::cout << b << ": " << load.rules->rules().size() << " rules OK\n";
+    } else {
+      std::cout << b << ": " << load.status.message() << "\n";
+      errors += std::max<size_t>(1, load.errors.size());
+    }
+  }
+  return errors == 0 ? kExitOk : kExitLintErrors;
+}
+
+const RuleSet* open(RuleRegistry& reg, const std::string& backend) {
+  const BackendLoad& load = reg.backend(backend);
+  if (load.status.isOk()) return load.rules.get();
+  for (const Diagnostic& d : load.errors) std::cerr << formatText(d);
+  std::cerr << "qnn-rules: error: " << load.status.message() << "\n";
+  return nullptr;
+}
+
+int list(RuleRegistry& reg, const std::string& backend) {
+  const RuleSet* rules = open(reg, backend);
+  if (!rules) return kExitUsage;
+  for (const Rule& r : rules->rules()) {
+    std::cout << r.id << "\t" << (r.qnnOp.empty() ? "-" : r.qnnOp) << "\t";
+    for (size_t i = 0; i < r.targets.size(); ++i) std::cout << (i ? "," : "") << r.targets[i];
+    std::cout << "\t" << r.mark.toString(false) << "\n";
+  }
+  return kExitOk;
+}
+
+int explain(RuleRegistry& reg, const std::string& backend, const std::string& id) {
+  const RuleSet* rules = open(reg, backend);
+  if (!rules) return kExitUsage;
+  const Rule* r = rules->findById(id);
+  if (!r) r = rules->findByTarget(id);  // accept an ATen target too
+  if (!r) {
+    std::cerr << "qnn-rules: error: no rule '" << id << "' in backend " << backend << "\n";
+    return kExitUsage;
+  }
+  std::cout << r->id << "  (" << r->mark.toString() << ", " << r->origin << ")\n";
+  std::cout << "  " << r->description << "\n";
+  if (r->kind == RuleKind::kUnsupported) std::cout << "  unsupported: " << r->reason << "\n";
+  if (r->kind == RuleKind::kStructural) std::cout << "  structural: no QNN op, nothing to check\n";
+  if (!r->qnnOp.empty()) std::cout << "  QNN op:  " << r->qnnOp << "\n";
+  std::cout << "  pattern: " << patternName(r->pattern) << "\n  targets: ";
+  for (size_t i = 0; i < r->targets.size(); ++i) std::cout << (i ? ", " : "") << r->targets[i];
+  std::cout << "\n";
+  if (!r->ports.empty()) {
+    std::cout << "  ports:\n";
+    for (const PortDecl& p : r->ports)
+      std::cout << "    " << portLabel(p) << (p.optional ? " (optional)" : "") << (p.variadic ? " (variadic)" : "")
+                << "\n";
+  }
+  for (const Variant& v : r->variants) {
+    std::cout << "  variant " << v.name << "  (" << v.mark.toString() << ")";
+    if (v.minArch != HtpArch::kNone) std::cout << "  needs HTP " << htpArchName(v.minArch) << "+";
+    std::cout << "\n";
+    if (!v.description.empty()) std::cout << "    " << v.description << "\n";
+    for (size_t p = 0; p < r->ports.size(); ++p)
+      std::cout << "    " << r->ports[p].name << ": " << constraintSummary(*r, v.ports[p]) << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Inspect and check qnnrules rule tables."};
+  app.require_subcommand(1);
+  std::vector<std::string> dirs;
+  std::string backend = "htp";
+  std::string ruleId;
+  app.add_option("--rules", dirs, "overlay rules directory (repeatable)");
+  CLI::App* lintCmd = app.add_subcommand("lint", "load every backend and report every error");
+  CLI::App* listCmd = app.add_subcommand("list", "list a backend's rules");
+  listCmd->add_option("--backend", backend, "backend")->capture_default_str();
+  CLI::App* explainCmd = app.add_subcommand("explain", "show one rule in full");
+  explainCmd->add_option("rule", ruleId, "rule id (or ATen target)")->required();
+  explainCmd->add_option("--backend", backend, "backend")->capture_default_str();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? kExitOk : kExitUsage;
+  }
+  spdlog::set_level(spdlog::level::warn);
+  RuleRegistry reg(registryOptions(dirs));
+  if (lintCmd->parsed()) return lint(reg);
+  if (listCmd->parsed()) return list(reg, backend);
+  if (explainCmd->parsed()) return explain(reg, backend, ruleId);
+  return kExitUsage;
+}
