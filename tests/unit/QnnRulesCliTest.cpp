@@ -62,3 +62,26 @@ TEST(QnnRulesCli, ListShowsOneLinePerRule) {
 
 }  // namespace
 }  // namespace qnnrules
+
+namespace qnnrules {
+namespace {
+
+// The committed supported-ops docs must be what the rules generate today.
+TEST(QnnRulesCli, CommittedSupportedOpsDocsAreFresh) {
+  CommandResult r = qnnRules("docs --check");
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+}
+
+TEST(QnnRulesCli, DocsCheckNoticesAStaleFile) {
+  TempDir d;
+  d.write("htp.md", "# outdated\n");
+  CommandResult r = qnnRules("docs --check --out " + shellQuote(d.path().string()));
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_NE(r.output.find("htp.md is stale"), std::string::npos) << r.output;
+  CommandResult write = qnnRules("docs --out " + shellQuote(d.path().string()));
+  EXPECT_EQ(write.exitCode, 0) << write.output;
+  EXPECT_EQ(qnnRules("docs --check --out " + shellQuote(d.path().string())).exitCode, 0);
+}
+
+}  // namespace
+}  // namespace qnnrules

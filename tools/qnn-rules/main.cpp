@@ -3,6 +3,7 @@
 //   qnn-rules lint [--rules DIR]...           load every backend, report every error (exit 1 on any)
 //   qnn-rules list [--backend B]              one line per rule
 //   qnn-rules explain RULE_ID [--backend B]   description, targets, ports, variants, gates, file:line
+//   qnn-rules docs [--out DIR] [--check]      write (or check) DIR/<backend>.md for every backend
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
@@ -12,6 +13,11 @@
 
 #include "qnnrules/ConstraintText.h"
 #include "qnnrules/RuleRegistry.h"
+#include "qnnrules/SupportedOpsDoc.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 namespace {
 
@@ -108,6 +114,55 @@ int explain(RuleRegistry& reg, const std::string& backend, const std::string& id
   return kExitOk;
 }
 
+// Writes `text` to `path` through a temporary file and a rename, so a reader never sees a
+// half-written document.
+bool writeAtomically(const std::filesystem::path& path, const std::string& text) {
+  std::filesystem::path tmp = path;
+  tmp += ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out.flush()) return false;
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  return !ec;
+}
+
+int docs(RuleRegistry& reg, const std::string& outDir, bool check) {
+  const auto& socs = reg.socs();
+  if (!socs.status.isOk()) {
+    for (const Diagnostic& d : socs.errors) std::cerr << formatText(d);
+    std::cerr << "qnn-rules: error: " << socs.status.message() << "\n";
+    return kExitUsage;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(outDir, ec);
+  int stale = 0;
+  for (const std::string& b : reg.availableBackends()) {
+    const RuleSet* rules = open(reg, b);
+    if (!rules) return kExitUsage;
+    std::string md = supportedOpsMarkdown(*rules, *socs.table, reg.searchPath().front());
+    std::filesystem::path path = std::filesystem::path(outDir) / (b + ".md");
+    if (check) {
+      std::ifstream in(path, std::ios::binary);
+      std::stringstream current;
+      current << in.rdbuf();
+      if (!in || current.str() != md) {
+        std::cout << path.string() << " is stale: run `qnn-rules docs` and commit the result\n";
+        ++stale;
+      }
+      continue;
+    }
+    if (!writeAtomically(path, md)) {
+      std::cerr << "qnn-rules: error: cannot write " << path.string() << "\n";
+      return kExitUsage;
+    }
+    std::cout << "wrote " << path.string() << "\n";
+  }
+  return stale ? kExitLintErrors : kExitOk;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -123,6 +178,11 @@ int main(int argc, char** argv) {
   CLI::App* explainCmd = app.add_subcommand("explain", "show one rule in full");
   explainCmd->add_option("rule", ruleId, "rule id (or ATen target)")->required();
   explainCmd->add_option("--backend", backend, "backend")->capture_default_str();
+  std::string outDir = "docs/supported-ops";
+  bool check = false;
+  CLI::App* docsCmd = app.add_subcommand("docs", "generate the supported-ops reference from the rules");
+  docsCmd->add_option("--out", outDir, "output directory")->capture_default_str();
+  docsCmd->add_flag("--check", check, "compare instead of writing; exit 1 when stale");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -133,5 +193,6 @@ int main(int argc, char** argv) {
   if (lintCmd->parsed()) return lint(reg);
   if (listCmd->parsed()) return list(reg, backend);
   if (explainCmd->parsed()) return explain(reg, backend, ruleId);
+  if (docsCmd->parsed()) return docs(reg, outDir, check);
   return kExitUsage;
 }
