@@ -484,7 +484,7 @@ TEST(Validator, TextFormatNamesNodePortRuleLocationAndHint) {
   EXPECT_EQ(formatText(r.diagnostics[0]),
             "error[arch-gate]: node 'conv' (aten.conv2d.default) port in[1] weight: "
             "16-bit activations with 16-bit weights need HTP V73 or newer.\n"
-            "  --> test.yaml:44:9 (rule t.conv, variant a16w16)\n"
+            "  --> test.yaml:37:9 (rule t.conv, variant a16w16)\n"
             "  expected: HTP V73 or newer\n"
             "  actual:   SM8450 is V69\n"
             "  hint:     use 16a8w (8-bit weights) on this SoC\n");
