@@ -1,0 +1,1075 @@
+// YAML -> Rule values (rule format v1, docs/rule-format.md). Strict: every mapping is read
+// by iterating its pairs, so duplicate keys are seen (yaml-cpp keeps both and silently picks
+// one on lookup); every key is checked against the keys its place allows; scalars are typed by
+// YAML 1.2 core rules (only `true`/`false` are booleans). All errors of a file are reported.
+#include "qnnrules/RuleLoader.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <span>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "YamlScan.h"
+
+namespace qnnrules {
+namespace {
+
+using Names = std::span<const std::string_view>;
+
+constexpr std::array<std::string_view, 2> kTopKeys = {"version", "rules"};
+constexpr std::array<std::string_view, 10> kRuleKeys = {
+    "id", "kind", "targets", "qnn_op", "pattern", "description", "reason", "inputs", "outputs", "variants"};
+constexpr std::array<std::string_view, 4> kInputKeys = {"name", "arg", "optional", "variadic"};
+constexpr std::array<std::string_view, 4> kOutputKeys = {"name", "index", "optional", "variadic"};
+constexpr std::array<std::string_view, 5> kVariantKeys = {"name", "description", "min_arch", "hint", "ports"};
+constexpr std::array<std::string_view, 8> kConstraintKeys = {
+    "dtype", "encoding", "bitwidth", "symmetric", "axis", "scale", "offset", "shared_with"};
+constexpr std::array<std::string_view, 2> kSocTopKeys = {"version", "socs"};
+constexpr std::array<std::string_view, 6> kSocKeys = {"name", "id", "htp_arch", "vtcm_mb", "lpai", "marketing_name"};
+constexpr std::array<std::string_view, 3> kKindNames = {"op", "structural", "unsupported"};
+constexpr std::array<HtpArch, 6> kArchs = {HtpArch::kV68, HtpArch::kV69, HtpArch::kV73,
+                                           HtpArch::kV75, HtpArch::kV79, HtpArch::kV81};
+
+const std::vector<std::string_view>& datatypeNames() {
+  static const std::vector<std::string_view> names = [] {
+    std::vector<std::string_view> v;
+    for (int i = 0; i < static_cast<int>(QnnDatatype::kCount); ++i)
+      v.push_back(datatypeName(static_cast<QnnDatatype>(i)));
+    return v;
+  }();
+  return names;
+}
+
+const std::vector<std::string_view>& encodingNames() {
+  static const std::vector<std::string_view> names = [] {
+    std::vector<std::string_view> v;
+    for (int i = 0; i < static_cast<int>(Encoding::kCount); ++i)
+      v.push_back(encodingName(static_cast<Encoding>(i)));
+    return v;
+  }();
+  return names;
+}
+
+const std::vector<std::string_view>& archNames() {
+  static const std::vector<std::string_view> names = [] {
+    std::vector<std::string_view> v;
+    for (HtpArch a : kArchs) v.push_back(htpArchName(a));
+    return v;
+  }();
+  return names;
+}
+
+std::string join(Names names) {
+  std::string s;
+  for (std::string_view n : names) {
+    if (!s.empty()) s += ", ";
+    s += n;
+  }
+  return s;
+}
+
+std::string oneOf(Names names) { return "one of: " + join(names); }
+
+char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+
+// Case-insensitive Levenshtein distance.
+size_t editDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t subst = prev[j - 1] + (lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, subst});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+// "did you mean 'X'?" for the nearest candidate, or "" when none is close.
+std::string suggest(std::string_view word, Names candidates) {
+  if (word.size() > 200) return {};
+  size_t best = std::numeric_limits<size_t>::max();
+  std::string_view bestName;
+  for (std::string_view c : candidates) {
+    size_t d = editDistance(word, c);
+    if (d < best) {
+      best = d;
+      bestName = c;
+    }
+  }
+  size_t limit = std::max<size_t>(2, std::max(word.size(), bestName.size()) / 3);
+  if (bestName.empty() || best > limit) return {};
+  return "did you mean '" + std::string(bestName) + "'?";
+}
+
+// --- scalar classification (YAML 1.2 core schema) ---------------------------------------
+
+bool isPlain(const YAML::Node& n) { return n.IsScalar() && n.Tag() == "?"; }
+
+bool allDigits(std::string_view s, bool hex = false) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    bool ok = (c >= '0' && c <= '9') || (hex && ((c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')));
+    if (!ok) return false;
+  }
+  return true;
+}
+
+bool looksDecimalInt(std::string_view s) {
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
+  return allDigits(s);
+}
+
+bool looksInt(std::string_view s) {
+  if (looksDecimalInt(s)) return true;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'o')) return allDigits(s.substr(2), s[1] == 'x');
+  return false;
+}
+
+bool looksFloat(std::string_view s) {
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
+  if (s == ".inf" || s == ".Inf" || s == ".INF" || s == ".nan" || s == ".NaN" || s == ".NAN") return true;
+  size_t i = 0, digits = 0;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i, ++digits;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i, ++digits;
+  }
+  if (digits == 0) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    if (!allDigits(s.substr(i))) return false;
+    return true;
+  }
+  return i == s.size();
+}
+
+bool looksBool(std::string_view s) {
+  return s == "true" || s == "True" || s == "TRUE" || s == "false" || s == "False" || s == "FALSE";
+}
+
+std::optional<double> parseNumber(std::string_view s) {
+  if (!s.empty() && s[0] == '+') s.remove_prefix(1);
+  double v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+// "1/256", "1/32768": both parts unsigned decimal numbers.
+std::optional<double> parseFraction(std::string_view s) {
+  size_t slash = s.find('/');
+  if (slash == std::string_view::npos) return std::nullopt;
+  std::string_view a = s.substr(0, slash), b = s.substr(slash + 1);
+  auto unsignedNumber = [](std::string_view t) -> std::optional<double> {
+    if (t.empty() || t[0] == '-' || t[0] == '+' || !looksFloat(t) || t[0] == '.') return std::nullopt;
+    return parseNumber(t);
+  };
+  auto x = unsignedNumber(a), y = unsignedNumber(b);
+  if (!x || !y || *y == 0) return std::nullopt;
+  double v = *x / *y;
+  if (!std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+std::string clip(std::string s) {
+  if (s.size() > 60) s = s.substr(0, 57) + "...";
+  return s;
+}
+
+// What a node is, for `actual`.
+std::string describe(const YAML::Node& n) {
+  if (!n.IsDefined()) return "nothing";
+  switch (n.Type()) {
+    case YAML::NodeType::Null: return "null";
+    case YAML::NodeType::Sequence: return "a list";
+    case YAML::NodeType::Map: return "a mapping";
+    case YAML::NodeType::Scalar:
+      if (isPlain(n)) return clip(n.Scalar());
+      return "\"" + clip(n.Scalar()) + "\"";
+    case YAML::NodeType::Undefined: break;
+  }
+  return "nothing";
+}
+
+// --- the loader ---------------------------------------------------------------------------
+
+struct Entry {
+  std::string key;
+  YAML::Node keyNode;
+  YAML::Node value;
+};
+
+struct Map {
+  bool valid = false;
+  std::vector<Entry> entries;
+  const Entry* get(std::string_view key) const {
+    for (const Entry& e : entries)
+      if (e.key == key) return &e;
+    return nullptr;
+  }
+  std::string keyList() const {
+    std::string s;
+    for (const Entry& e : entries) s += (s.empty() ? "" : ", ") + e.key;
+    return s.empty() ? "no keys" : "keys: " + s;
+  }
+};
+
+class Loader {
+ public:
+  Loader(const std::string& displayPath, DiagnosticList& errors)
+      : file_(std::make_shared<const std::string>(displayPath)), errors_(errors) {}
+
+  SourceMark fileMark(uint32_t line = 0, uint32_t column = 0) const {
+    SourceMark m;
+    m.file = file_;
+    m.line = line;
+    m.column = column;
+    return m;
+  }
+  SourceMark mark(const YAML::Mark& m) const {
+    return fileMark(m.line >= 0 ? static_cast<uint32_t>(m.line) + 1 : 0,
+                    m.column >= 0 ? static_cast<uint32_t>(m.column) + 1 : 0);
+  }
+  SourceMark mark(const YAML::Node& n) const { return mark(n.Mark()); }
+
+  Diagnostic& error(DiagCode code, SourceMark at, std::string message, std::string expected = {},
+                    std::string actual = {}, std::string hint = {}) {
+    Diagnostic d;
+    d.severity = Severity::kError;
+    d.code = code;
+    d.message = std::move(message);
+    d.mark = std::move(at);
+    d.expected = std::move(expected);
+    d.actual = std::move(actual);
+    d.hint = std::move(hint);
+    d.ruleId = ruleId_;
+    d.variant = variant_;
+    errors_.push_back(std::move(d));
+    return errors_.back();
+  }
+  size_t errorCount() const { return errors_.size(); }
+
+  // Reads YAML text into one document root; nullopt (with an error) when it cannot.
+  std::optional<YAML::Node> parse(const std::string& text, const LoadLimits& limits, std::string_view what) {
+    if (text.size() > limits.maxFileBytes) {
+      error(DiagCode::kYamlSyntax, fileMark(),
+            std::string(what) + " is " + std::to_string(text.size()) + " bytes, more than the limit of " +
+                std::to_string(limits.maxFileBytes) + " bytes",
+            "at most " + std::to_string(limits.maxFileBytes) + " bytes", std::to_string(text.size()) + " bytes");
+      return std::nullopt;
+    }
+    if (auto v = yamlscan::findExcessiveNesting(text, limits.maxDepth)) {
+      error(DiagCode::kYamlSyntax, fileMark(v->line, v->column),
+            "YAML nesting deeper than " + std::to_string(limits.maxDepth) + " levels; the file is refused",
+            "at most " + std::to_string(limits.maxDepth) + " nested collections",
+            "more than " + std::to_string(limits.maxDepth) + " nested collections");
+      return std::nullopt;
+    }
+    std::vector<YAML::Node> docs;
+    try {
+      docs = YAML::LoadAll(text);
+    } catch (const YAML::Exception& e) {
+      error(DiagCode::kYamlSyntax, mark(e.mark), "YAML syntax error: " + e.msg, "valid YAML", clip(e.msg));
+      return std::nullopt;
+    }
+    if (docs.size() > 1) {
+      error(DiagCode::kYamlSyntax, mark(docs[1]),
+            std::string(what) + " holds " + std::to_string(docs.size()) + " YAML documents; it must hold exactly one",
+            "one YAML document", std::to_string(docs.size()) + " documents");
+      return std::nullopt;
+    }
+    if (docs.empty() || docs[0].IsNull()) {
+      error(DiagCode::kMissingKey, fileMark(1, 1),
+            "the file is empty; expected a mapping with keys 'version' and '" + std::string(listKey_) + "'",
+            "version, " + std::string(listKey_), "an empty document");
+      return std::nullopt;
+    }
+    return docs[0];
+  }
+
+  // Iterates a mapping: checks that it is one, that keys are strings, unique and allowed
+  // (`allowed` empty = any key). Reports problems; returns the good entries.
+  Map readMap(const YAML::Node& node, const std::string& scope, Names allowed, std::string_view expectedWhat = {}) {
+    Map m;
+    if (!node.IsMap()) {
+      error(DiagCode::kWrongType, mark(node), scope + " must be a mapping",
+            expectedWhat.empty() ? "a mapping with keys " + join(allowed) : std::string(expectedWhat),
+            describe(node));
+      return m;
+    }
+    m.valid = true;
+    std::vector<Entry> seen;  // every key as first written, to report duplicates once per repeat
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      const YAML::Node& k = it->first;
+      if (!k.IsScalar()) {
+        error(DiagCode::kWrongType, mark(k), "a key in " + scope + " is not a string", "a string key", describe(k));
+        continue;
+      }
+      std::string key = k.Scalar();
+      auto first = std::find_if(seen.begin(), seen.end(), [&](const Entry& e) { return e.key == key; });
+      if (first != seen.end()) {
+        error(DiagCode::kDuplicateKey, mark(k),
+              "duplicate key '" + key + "' in " + scope + "; it is first given at " + mark(first->keyNode).toString(),
+              "each key at most once", "'" + clip(key) + "' given again",
+              "remove one of the two; YAML would silently keep only one of them");
+        continue;
+      }
+      seen.push_back({key, k, it->second});
+      if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+        error(DiagCode::kUnknownKey, mark(k), "unknown key '" + clip(key) + "' in " + scope, oneOf(allowed),
+              clip(key), suggest(key, allowed));
+        continue;
+      }
+      m.entries.push_back(seen.back());
+    }
+    return m;
+  }
+
+  void missing(const YAML::Node& at, const Map& m, const std::string& scope, std::string_view key) {
+    error(DiagCode::kMissingKey, mark(at), scope + " is missing required key '" + std::string(key) + "'",
+          std::string(key), m.keyList());
+  }
+
+  // --- typed values. `what` names the value in messages ("'qnn_op' in rule 'x'"). ---
+
+  // A string: quoted, or plain text that YAML does not read as null, bool or number.
+  std::optional<std::string> str(const YAML::Node& v, const std::string& what) {
+    if (!v.IsScalar() || (isPlain(v) && (looksBool(v.Scalar()) || looksInt(v.Scalar()) || looksFloat(v.Scalar())))) {
+      error(DiagCode::kWrongType, mark(v), what + " must be a string", "a string", describe(v),
+            v.IsScalar() ? "quote the value to make it a string" : "");
+      return std::nullopt;
+    }
+    if (v.Scalar().empty()) {
+      error(DiagCode::kInvalidValue, mark(v), what + " must not be empty", "a non-empty string", "\"\"");
+      return std::nullopt;
+    }
+    return v.Scalar();
+  }
+
+  std::optional<bool> boolean(const YAML::Node& v, const std::string& what) {
+    if (isPlain(v) && v.Scalar() == "true") return true;
+    if (isPlain(v) && v.Scalar() == "false") return false;
+    error(DiagCode::kWrongType, mark(v), what + " must be true or false", "true or false", describe(v),
+          v.IsScalar() ? "only the plain words true and false are booleans (not yes/no/on/off or quoted text)" : "");
+    return std::nullopt;
+  }
+
+  std::optional<int64_t> integer(const YAML::Node& v, const std::string& what, int64_t min, int64_t max,
+                                 std::string_view range = {}) {
+    if (!isPlain(v) || !looksDecimalInt(v.Scalar())) {
+      error(DiagCode::kWrongType, mark(v), what + " must be an integer", "a decimal integer", describe(v));
+      return std::nullopt;
+    }
+    std::string_view s = v.Scalar();
+    if (s[0] == '+') s.remove_prefix(1);
+    int64_t x = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
+    if (ec != std::errc() || p != s.data() + s.size() || x < min || x > max) {
+      std::string r = range.empty() ? "an integer from " + std::to_string(min) + " to " + std::to_string(max)
+                                    : std::string(range);
+      error(DiagCode::kInvalidValue, mark(v), what + " must be " + r, r, describe(v));
+      return std::nullopt;
+    }
+    return x;
+  }
+
+  // One enum name; nullopt with kUnknownEnumValue (or kWrongType) otherwise.
+  template <typename T, typename Parse>
+  std::optional<T> enumValue(const YAML::Node& v, const std::string& what, std::string_view kindName, Names names,
+                             Parse parse, DiagCode unknownCode = DiagCode::kUnknownEnumValue) {
+    if (!v.IsScalar() || (isPlain(v) && (looksBool(v.Scalar()) || looksInt(v.Scalar()) || looksFloat(v.Scalar())))) {
+      error(DiagCode::kWrongType, mark(v), what + " must be a " + std::string(kindName) + " name",
+            oneOf(names), describe(v));
+      return std::nullopt;
+    }
+    const std::string& s = v.Scalar();
+    std::optional<T> r = parse(s);
+    if (!r) {
+      error(unknownCode, mark(v), "unknown " + std::string(kindName) + " '" + clip(s) + "' for " + what,
+            oneOf(names), clip(s), suggest(s, names));
+    }
+    return r;
+  }
+
+  // A scalar or a list of enum names (`dtype`, `encoding`): calls add(value) for each.
+  template <typename T, typename Parse, typename Add>
+  bool enumList(const YAML::Node& v, const std::string& what, std::string_view kindName, Names names, Parse parse,
+                Add add) {
+    if (v.IsSequence()) {
+      if (v.size() == 0) {
+        error(DiagCode::kInvalidValue, mark(v), what + " must not be an empty list",
+              "a " + std::string(kindName) + " or a non-empty list of them", "[]");
+        return false;
+      }
+      bool ok = true;
+      for (const YAML::Node& item : v) {
+        if (auto r = enumValue<T>(item, what, kindName, names, parse)) add(*r);
+        else ok = false;
+      }
+      return ok;
+    }
+    if (!v.IsScalar()) {
+      error(DiagCode::kWrongType, mark(v), what + " must be a " + std::string(kindName) + " or a list of them",
+            "a " + std::string(kindName) + " name or a list of them", describe(v));
+      return false;
+    }
+    if (auto r = enumValue<T>(v, what, kindName, names, parse)) {
+      add(*r);
+      return true;
+    }
+    return false;
+  }
+
+  // Format version: must be the integer 1. Returns true when it is.
+  bool version(const YAML::Node& root, const Map& top) {
+    const Entry* e = top.get("version");
+    if (!e) {
+      missing(root, top, "the top level", "version");
+      return false;
+    }
+    auto v = integer(e->value, "'version'", std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max());
+    if (!v) return false;
+    if (*v != 1) {
+      error(DiagCode::kInvalidValue, mark(e->value), "unsupported format version " + std::to_string(*v) +
+            "; the only version is 1", "1", std::to_string(*v));
+      return false;
+    }
+    return true;
+  }
+
+  // --- rules ---
+
+  void loadRules(const YAML::Node& root, std::vector<Rule>& out) {
+    Map top = readMap(root, "the top level", kTopKeys, "a mapping with keys version and rules");
+    if (!top.valid) return;
+    bool fileOk = version(root, top);
+    const Entry* rules = top.get("rules");
+    if (!rules) {
+      missing(root, top, "the top level", "rules");
+      return;
+    }
+    if (!rules->value.IsSequence()) {
+      error(DiagCode::kWrongType, mark(rules->value), "'rules' must be a list of rules", "a list of rules",
+            describe(rules->value));
+      return;
+    }
+    size_t index = 0;
+    for (const YAML::Node& node : rules->value) {
+      ++index;
+      std::optional<Rule> rule = parseRule(node, index);
+      if (rule && fileOk) out.push_back(std::move(*rule));
+    }
+  }
+
+  // The value of `key` when `node` is a mapping holding it as a scalar (for naming scopes).
+  static std::string peek(const YAML::Node& node, std::string_view key) {
+    if (!node.IsMap()) return {};
+    for (auto it = node.begin(); it != node.end(); ++it)
+      if (it->first.IsScalar() && it->first.Scalar() == key)
+        return it->second.IsScalar() ? clip(it->second.Scalar()) : std::string();
+    return {};
+  }
+
+  std::optional<Rule> parseRule(const YAML::Node& node, size_t index) {
+    const size_t before = errorCount();
+    Rule rule;
+    rule.mark = mark(node);
+    ruleId_ = peek(node, "id");
+    variant_.clear();
+    const std::string scope = ruleId_.empty() ? "rule #" + std::to_string(index) : "rule '" + ruleId_ + "'";
+    Map m = readMap(node, scope, kRuleKeys);
+    if (!m.valid) {
+      ruleId_.clear();
+      return std::nullopt;
+    }
+    auto in = [&](std::string_view key) { return "'" + std::string(key) + "' in " + scope; };
+
+    if (const Entry* e = m.get("id")) {
+      if (auto s = str(e->value, in("id"))) rule.id = *s;
+    } else {
+      missing(node, m, scope, "id");
+    }
+
+    bool kindOk = true;
+    if (const Entry* e = m.get("kind")) {
+      auto k = enumValue<RuleKind>(e->value, in("kind"), "rule kind", kKindNames, [](std::string_view s) {
+        std::optional<RuleKind> r;
+        if (s == "op") r = RuleKind::kOp;
+        else if (s == "structural") r = RuleKind::kStructural;
+        else if (s == "unsupported") r = RuleKind::kUnsupported;
+        return r;
+      });
+      if (k) rule.kind = *k;
+      else kindOk = false;
+    }
+
+    if (const Entry* e = m.get("targets")) {
+      parseTargets(e->value, in("targets"), rule);
+    } else {
+      missing(node, m, scope, "targets");
+    }
+
+    if (const Entry* e = m.get("description")) {
+      if (auto s = str(e->value, in("description"))) rule.description = *s;
+    } else {
+      missing(node, m, scope, "description");
+    }
+
+    const std::string kindName(kKindNames[static_cast<size_t>(rule.kind)]);
+    const Entry* qnnOp = m.get("qnn_op");
+    const Entry* pattern = m.get("pattern");
+    const Entry* reason = m.get("reason");
+    const Entry* variants = m.get("variants");
+    if (qnnOp) {
+      if (auto s = str(qnnOp->value, in("qnn_op"))) rule.qnnOp = *s;
+    }
+    if (pattern) {
+      auto p = enumValue<AnnotationPattern>(pattern->value, in("pattern"), "annotation pattern", patternNames(),
+                                            [](std::string_view s) { return parsePattern(s); },
+                                            DiagCode::kUnknownPattern);
+      if (p) rule.pattern = *p;
+    }
+    if (reason) {
+      if (auto s = str(reason->value, in("reason"))) rule.reason = *s;
+    }
+    if (kindOk) {
+      auto onlyFor = [&](const Entry* e, std::string_view kinds) {
+        error(DiagCode::kInvalidValue, mark(e->keyNode),
+              "'" + e->key + "' is only allowed in rules of kind " + std::string(kinds) + "; " + scope +
+                  " has kind " + kindName,
+              "no '" + e->key + "' for kind " + kindName, "'" + e->key + "' given");
+      };
+      auto requiredFor = [&](std::string_view key, std::string_view what) {
+        error(DiagCode::kInvalidValue, mark(node),
+              scope + " has kind " + kindName + " but no '" + std::string(key) + "'; kind " + kindName +
+                  " requires " + std::string(what),
+              "a '" + std::string(key) + "' key", m.keyList());
+      };
+      if (rule.kind == RuleKind::kOp) {
+        if (!qnnOp) requiredFor("qnn_op", "the QNN op type it lowers to");
+        if (!pattern) requiredFor("pattern", "an annotation pattern");
+        if (!variants) requiredFor("variants", "a non-empty list of variants");
+      } else {
+        if (qnnOp) onlyFor(qnnOp, "op");
+        if (variants) onlyFor(variants, "op");
+      }
+      if (rule.kind == RuleKind::kUnsupported && !reason) requiredFor("reason", "a reason");
+      if (rule.kind != RuleKind::kUnsupported && reason) onlyFor(reason, "unsupported");
+    }
+
+    bool portsOk = true;
+    if (const Entry* e = m.get("inputs")) portsOk &= parsePorts(e->value, true, scope, rule);
+    if (const Entry* e = m.get("outputs")) portsOk &= parsePorts(e->value, false, scope, rule);
+
+    if (variants && (!kindOk || rule.kind == RuleKind::kOp)) parseVariants(variants->value, scope, portsOk, rule);
+
+    ruleId_.clear();
+    variant_.clear();
+    if (errorCount() != before) return std::nullopt;
+    return rule;
+  }
+
+  void parseTargets(const YAML::Node& v, const std::string& what, Rule& rule) {
+    if (!v.IsSequence()) {
+      error(DiagCode::kWrongType, mark(v), what + " must be a list of strings", "a list of ATen target strings",
+            describe(v), v.IsScalar() ? "write [" + clip(v.Scalar()) + "]" : "");
+      return;
+    }
+    if (v.size() == 0) {
+      error(DiagCode::kInvalidValue, mark(v), what + " must not be empty", "at least one ATen target", "[]");
+      return;
+    }
+    for (const YAML::Node& t : v) {
+      auto s = str(t, "an element of " + what);
+      if (!s) continue;
+      if (std::find(rule.targets.begin(), rule.targets.end(), *s) != rule.targets.end()) {
+        error(DiagCode::kInvalidValue, mark(t), "target '" + clip(*s) + "' is listed twice in " + what,
+              "each target once", clip(*s));
+        continue;
+      }
+      rule.targets.push_back(*s);
+    }
+  }
+
+  // inputs / outputs. Returns false when a declaration could not be read far enough to know
+  // its port name, so that checking variants against the port list would mislead.
+  bool parsePorts(const YAML::Node& v, bool inputs, const std::string& ruleScope, Rule& rule) {
+    const char* listKey = inputs ? "inputs" : "outputs";
+    const char* indexKey = inputs ? "arg" : "index";
+    if (!v.IsSequence()) {
+      error(DiagCode::kWrongType, mark(v), "'" + std::string(listKey) + "' in " + ruleScope +
+            " must be a list of port declarations", "a list of port declarations", describe(v));
+      return false;
+    }
+    bool allNamed = true;
+    const size_t firstOfList = rule.ports.size();
+    int position = 0;
+    for (const YAML::Node& node : v) {
+      const std::string name = peek(node, "name");
+      const std::string scope = std::string(inputs ? "input" : "output") +
+                                (name.empty() ? " #" + std::to_string(position + 1) : " port '" + name + "'") +
+                                " of " + ruleScope;
+      PortDecl port;
+      port.isInput = inputs;
+      port.index = position;
+      port.mark = mark(node);
+      ++position;
+      Map m = readMap(node, scope, inputs ? Names(kInputKeys) : Names(kOutputKeys));
+      if (!m.valid) {
+        allNamed = false;
+        continue;
+      }
+      auto in = [&](std::string_view key) { return "'" + std::string(key) + "' in " + scope; };
+      bool named = false;
+      if (const Entry* e = m.get("name")) {
+        if (auto s = str(e->value, in("name"))) {
+          int dup = rule.findPort(*s);
+          if (dup >= 0) {
+            error(DiagCode::kInvalidValue, mark(e->value),
+                  "port name '" + *s + "' is declared twice in " + ruleScope + "; it is first declared at " +
+                      rule.ports[static_cast<size_t>(dup)].mark.toString(),
+                  "port names unique among the rule's inputs and outputs", *s);
+          } else {
+            named = true;
+          }
+          port.name = *s;
+        }
+      } else {
+        missing(node, m, scope, "name");
+      }
+      if (const Entry* e = m.get(indexKey)) {
+        if (auto x = integer(e->value, in(indexKey), 0, std::numeric_limits<int>::max(), "0 or greater")) {
+          port.index = static_cast<int>(*x);
+          for (size_t i = firstOfList; i < rule.ports.size(); ++i) {
+            if (rule.ports[i].index == port.index) {
+              error(DiagCode::kInvalidValue, mark(e->value),
+                    std::string(inputs ? "argument " : "output index ") + std::to_string(port.index) +
+                        " of " + scope + " is already bound to port '" + rule.ports[i].name + "'",
+                    std::string("a ") + (inputs ? "argument position" : "output index") + " no other port uses",
+                    std::to_string(port.index));
+              break;
+            }
+          }
+        }
+      } else {
+        for (size_t i = firstOfList; i < rule.ports.size(); ++i) {
+          if (rule.ports[i].index == port.index) {
+            error(DiagCode::kInvalidValue, mark(node),
+                  scope + " defaults to " + (inputs ? "argument " : "output index ") +
+                      std::to_string(port.index) + ", which port '" + rule.ports[i].name + "' already uses",
+                  std::string("an explicit '") + indexKey + "'", std::to_string(port.index));
+            break;
+          }
+        }
+      }
+      if (const Entry* e = m.get("optional")) {
+        if (auto b = boolean(e->value, in("optional"))) port.optional = *b;
+      }
+      if (const Entry* e = m.get("variadic")) {
+        if (auto b = boolean(e->value, in("variadic"))) port.variadic = *b;
+      }
+      // A named port is kept even when another of its keys is wrong, so that variants and
+      // shared_with resolve against it; the rule is dropped anyway.
+      if (named) rule.ports.push_back(std::move(port));
+      else allNamed = false;
+    }
+    return allNamed;
+  }
+
+  void parseVariants(const YAML::Node& v, const std::string& ruleScope, bool portsOk, Rule& rule) {
+    if (!v.IsSequence()) {
+      error(DiagCode::kWrongType, mark(v), "'variants' in " + ruleScope + " must be a list of variants",
+            "a list of variants", describe(v));
+      return;
+    }
+    if (v.size() == 0) {
+      error(DiagCode::kInvalidValue, mark(v), "'variants' in " + ruleScope + " must not be empty",
+            "at least one variant", "[]");
+      return;
+    }
+    size_t index = 0;
+    for (const YAML::Node& node : v) {
+      ++index;
+      variant_ = peek(node, "name");
+      const std::string scope =
+          (variant_.empty() ? "variant #" + std::to_string(index) : "variant '" + variant_ + "'") + " of " + ruleScope;
+      Variant variant;
+      variant.mark = mark(node);
+      Map m = readMap(node, scope, kVariantKeys);
+      if (!m.valid) continue;
+      auto in = [&](std::string_view key) { return "'" + std::string(key) + "' in " + scope; };
+      if (const Entry* e = m.get("name")) {
+        if (auto s = str(e->value, in("name"))) {
+          auto dup = std::find_if(rule.variants.begin(), rule.variants.end(),
+                                  [&](const Variant& x) { return x.name == *s; });
+          if (dup != rule.variants.end()) {
+            error(DiagCode::kInvalidValue, mark(e->value),
+                  "variant name '" + *s + "' is used twice in " + ruleScope + "; it is first used at " +
+                      dup->mark.toString(),
+                  "variant names unique within the rule", *s);
+          }
+          variant.name = *s;
+        }
+      } else {
+        missing(node, m, scope, "name");
+      }
+      if (const Entry* e = m.get("description")) {
+        if (auto s = str(e->value, in("description"))) variant.description = *s;
+      }
+      if (const Entry* e = m.get("hint")) {
+        if (auto s = str(e->value, in("hint"))) variant.hint = *s;
+      }
+      if (const Entry* e = m.get("min_arch")) {
+        if (auto a = archValue(e->value, in("min_arch"))) variant.minArch = *a;
+      }
+      if (const Entry* e = m.get("ports")) {
+        parseVariantPorts(e->value, scope, portsOk, rule, variant);
+      } else {
+        missing(node, m, scope, "ports");
+      }
+      rule.variants.push_back(std::move(variant));
+    }
+    variant_.clear();
+  }
+
+  // HTP architecture, canonical spelling only (V73, not v73).
+  std::optional<HtpArch> archValue(const YAML::Node& v, const std::string& what) {
+    return enumValue<HtpArch>(v, what, "HTP architecture", archNames(), [](std::string_view s) {
+      std::optional<HtpArch> a = parseHtpArch(s);
+      if (a && htpArchName(*a) != s) a.reset();
+      return a;
+    });
+  }
+
+  void parseVariantPorts(const YAML::Node& v, const std::string& variantScope, bool portsOk, const Rule& rule,
+                         Variant& variant) {
+    variant.ports.resize(rule.ports.size());
+    Map m = readMap(v, "'ports' of " + variantScope, {}, "a mapping from port name to constraint");
+    if (!m.valid) return;
+    std::vector<bool> seen(rule.ports.size(), false);
+    std::vector<std::string_view> portNames;
+    for (const PortDecl& p : rule.ports) portNames.push_back(p.name);
+    for (const Entry& e : m.entries) {
+      const std::string scope = "port '" + clip(e.key) + "' in " + variantScope;
+      int idx = rule.findPort(e.key);
+      PortConstraint c;
+      parseConstraint(e, scope, rule, c);
+      if (idx < 0) {
+        if (portsOk) {
+          error(DiagCode::kUnknownPort, mark(e.keyNode),
+                variantScope + " constrains port '" + clip(e.key) + "', which the rule does not declare",
+                portNames.empty() ? "no ports (the rule declares none)" : oneOf(portNames), clip(e.key),
+                suggest(e.key, portNames));
+        }
+        continue;
+      }
+      seen[static_cast<size_t>(idx)] = true;
+      variant.ports[static_cast<size_t>(idx)] = std::move(c);
+    }
+    if (!portsOk) return;
+    for (size_t i = 0; i < rule.ports.size(); ++i) {
+      if (seen[i]) continue;
+      error(DiagCode::kMissingKey, mark(v),
+            variantScope + " does not constrain port '" + rule.ports[i].name + "'; every port of the rule must appear",
+            "a constraint for port '" + rule.ports[i].name + "'", m.keyList(),
+            "declared at " + rule.ports[i].mark.toString());
+    }
+  }
+
+  void parseConstraint(const Entry& entry, const std::string& scope, const Rule& rule, PortConstraint& c) {
+    c.mark = mark(entry.keyNode);
+    Map m = readMap(entry.value, scope, kConstraintKeys);
+    if (!m.valid) return;
+    auto in = [&](std::string_view key) { return "'" + std::string(key) + "' of " + scope; };
+    if (const Entry* e = m.get("dtype")) {
+      enumList<QnnDatatype>(e->value, in("dtype"), "datatype", datatypeNames(),
+                            [](std::string_view s) { return parseDatatype(s); },
+                            [&](QnnDatatype t) { c.datatypes.insert(t); });
+    } else {
+      missing(entry.value, m, scope, "dtype");
+    }
+    if (const Entry* e = m.get("encoding")) {
+      enumList<Encoding>(e->value, in("encoding"), "encoding", encodingNames(),
+                         [](std::string_view s) { return parseEncoding(s); },
+                         [&](Encoding x) { c.encodings.insert(x); });
+    }
+    if (const Entry* e = m.get("bitwidth")) parseBitwidths(e->value, in("bitwidth"), c);
+    if (const Entry* e = m.get("symmetric")) {
+      if (auto b = boolean(e->value, in("symmetric"))) c.symmetric = *b;
+    }
+    if (const Entry* e = m.get("axis")) {
+      if (auto x = integer(e->value, in("axis"), std::numeric_limits<int>::min(), std::numeric_limits<int>::max()))
+        c.axis = static_cast<int>(*x);
+    }
+    if (const Entry* e = m.get("offset")) {
+      if (auto x = integer(e->value, in("offset"), std::numeric_limits<int64_t>::min(),
+                           std::numeric_limits<int64_t>::max()))
+        c.offset = *x;
+    }
+    if (const Entry* e = m.get("scale")) parseScale(e->value, in("scale"), c);
+    if (const Entry* e = m.get("shared_with")) {
+      if (auto s = str(e->value, in("shared_with"))) {
+        int idx = rule.findPort(*s);
+        std::vector<std::string_view> names;
+        for (const PortDecl& p : rule.ports) names.push_back(p.name);
+        if (idx < 0) {
+          error(DiagCode::kUnknownPort, mark(e->value),
+                in("shared_with") + " names port '" + clip(*s) + "', which the rule does not declare",
+                names.empty() ? "a port of the rule" : oneOf(names), clip(*s), suggest(*s, names));
+        } else if (*s == entry.key) {
+          error(DiagCode::kInvalidValue, mark(e->value), in("shared_with") + " names the port itself",
+                "another port of the rule", clip(*s));
+        } else {
+          c.sharedWith = idx;
+        }
+      }
+    }
+  }
+
+  void parseBitwidths(const YAML::Node& v, const std::string& what, PortConstraint& c) {
+    auto one = [&](const YAML::Node& n) {
+      if (auto x = integer(n, what, 1, 32, "a bit width from 1 to 32")) c.bitwidths |= uint64_t{1} << *x;
+    };
+    if (v.IsSequence()) {
+      if (v.size() == 0) {
+        error(DiagCode::kInvalidValue, mark(v), what + " must not be an empty list",
+              "a bit width or a non-empty list of them", "[]");
+        return;
+      }
+      for (const YAML::Node& n : v) one(n);
+    } else if (v.IsScalar()) {
+      one(v);
+    } else {
+      error(DiagCode::kWrongType, mark(v), what + " must be an integer or a list of integers",
+            "a bit width or a list of them", describe(v));
+    }
+  }
+
+  void parseScale(const YAML::Node& v, const std::string& what, PortConstraint& c) {
+    if (!v.IsScalar()) {
+      error(DiagCode::kWrongType, mark(v), what + " must be a number or a string \"a/b\"",
+            "a positive number or a fraction \"a/b\"", describe(v));
+      return;
+    }
+    const std::string& s = v.Scalar();
+    if (isPlain(v) && looksBool(s)) {
+      error(DiagCode::kWrongType, mark(v), what + " must be a number or a string \"a/b\"",
+            "a positive number or a fraction \"a/b\"", describe(v));
+      return;
+    }
+    std::optional<double> x;
+    if (isPlain(v) && (looksInt(s) || looksFloat(s))) {
+      x = parseNumber(s);  // rejects hex, octal, .inf and .nan
+      if (!x) {
+        error(DiagCode::kInvalidValue, mark(v), what + " must be a positive finite decimal number",
+              "a positive number or a fraction \"a/b\"", describe(v));
+        return;
+      }
+    } else {
+      x = parseFraction(s);
+      if (!x) {
+        error(DiagCode::kInvalidValue, mark(v), what + " '" + clip(s) + "' is not a number or a fraction \"a/b\"",
+              "a positive number or a fraction \"a/b\" such as \"1/256\"", describe(v));
+        return;
+      }
+    }
+    if (*x <= 0) {
+      error(DiagCode::kInvalidValue, mark(v), what + " must be greater than 0", "a positive number",
+            describe(v));
+      return;
+    }
+    c.scale = *x;
+    c.scaleText = s;
+  }
+
+  // --- socs ---
+
+  void loadSocs(const YAML::Node& root, SocTable& out) {
+    Map top = readMap(root, "the top level", kSocTopKeys, "a mapping with keys version and socs");
+    if (!top.valid) return;
+    bool fileOk = version(root, top);
+    const Entry* socs = top.get("socs");
+    if (!socs) {
+      missing(root, top, "the top level", "socs");
+      return;
+    }
+    if (!socs->value.IsSequence()) {
+      error(DiagCode::kWrongType, mark(socs->value), "'socs' must be a list of SoCs", "a list of SoCs",
+            describe(socs->value));
+      return;
+    }
+    std::vector<SocInfo> parsed;  // this file's SoCs so far (also the ones with errors, for duplicates)
+    size_t index = 0;
+    for (const YAML::Node& node : socs->value) {
+      ++index;
+      const size_t before = errorCount();
+      const std::string name = peek(node, "name");
+      const std::string scope = name.empty() ? "SoC #" + std::to_string(index) : "SoC '" + name + "'";
+      Map m = readMap(node, scope, kSocKeys);
+      if (!m.valid) continue;
+      auto in = [&](std::string_view key) { return "'" + std::string(key) + "' of " + scope; };
+      SocInfo soc;
+      soc.mark = mark(node);
+      bool idOk = false;
+      if (const Entry* e = m.get("name")) {
+        if (auto s = str(e->value, in("name"))) {
+          auto dup = std::find_if(parsed.begin(), parsed.end(), [&](const SocInfo& x) { return x.name == *s; });
+          if (dup != parsed.end())
+            error(DiagCode::kInvalidValue, mark(e->value),
+                  "SoC '" + *s + "' is listed twice; it is first listed at " + dup->mark.toString(),
+                  "each SoC once", *s);
+          soc.name = *s;
+        }
+      } else {
+        missing(node, m, scope, "name");
+      }
+      if (const Entry* e = m.get("id")) {
+        if (auto x = integer(e->value, in("id"), 0, std::numeric_limits<int>::max(), "0 or greater")) {
+          soc.chipsetId = static_cast<int>(*x);
+          idOk = true;
+          auto dup = std::find_if(parsed.begin(), parsed.end(),
+                                  [&](const SocInfo& s) { return s.chipsetId == soc.chipsetId; });
+          if (dup != parsed.end())
+            error(DiagCode::kInvalidValue, mark(e->value),
+                  "SoC id " + std::to_string(*x) + " of " + scope + " is already the id of SoC '" + dup->name + "'",
+                  "ids unique among the SoCs", std::to_string(*x));
+        }
+      } else {
+        missing(node, m, scope, "id");
+      }
+      if (const Entry* e = m.get("htp_arch")) {
+        if (auto a = archValue(e->value, in("htp_arch"))) soc.htpArch = *a;
+      } else {
+        missing(node, m, scope, "htp_arch");
+      }
+      if (const Entry* e = m.get("vtcm_mb")) {
+        if (auto x = integer(e->value, in("vtcm_mb"), 0, std::numeric_limits<int>::max(), "0 or greater"))
+          soc.vtcmMb = static_cast<int>(*x);
+      } else {
+        missing(node, m, scope, "vtcm_mb");
+      }
+      if (const Entry* e = m.get("lpai")) {
+        if (auto s = str(e->value, in("lpai"))) soc.lpaiVersion = *s;
+      }
+      if (const Entry* e = m.get("marketing_name")) {
+        if (auto s = str(e->value, in("marketing_name"))) soc.marketingName = *s;
+      }
+      const bool ok = errorCount() == before;
+      parsed.push_back(soc);
+      if (!idOk) parsed.back().chipsetId = -1;
+      if (ok && fileOk) out.add(std::move(soc));
+    }
+  }
+
+  void setListKey(std::string_view k) { listKey_ = k; }
+
+ private:
+  std::shared_ptr<const std::string> file_;
+  DiagnosticList& errors_;
+  std::string ruleId_;   // context of the rule being read, for Diagnostic::ruleId
+  std::string variant_;  // and of the variant
+  std::string_view listKey_ = "rules";
+};
+
+// Reads a whole file, refusing it (one error) when it is missing or over the size limit.
+std::optional<std::string> readFile(const std::filesystem::path& file, const std::string& displayPath,
+                                    const LoadLimits& limits, DiagnosticList& errors, std::string_view what) {
+  Loader l(displayPath, errors);
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec)) {
+    std::string why = ec ? ec.message() : std::filesystem::exists(file, ec) ? "not a regular file" : "no such file";
+    l.error(DiagCode::kYamlSyntax, l.fileMark(), "cannot read " + std::string(what) + " '" + displayPath + "': " + why,
+            "a readable YAML file", why);
+    return std::nullopt;
+  }
+  uint64_t size = std::filesystem::file_size(file, ec);
+  if (!ec && size > limits.maxFileBytes) {
+    l.error(DiagCode::kYamlSyntax, l.fileMark(),
+            std::string(what) + " is " + std::to_string(size) + " bytes, more than the limit of " +
+                std::to_string(limits.maxFileBytes) + " bytes",
+            "at most " + std::to_string(limits.maxFileBytes) + " bytes", std::to_string(size) + " bytes");
+    return std::nullopt;
+  }
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  if (in) text << in.rdbuf();
+  if (!in || in.bad()) {
+    l.error(DiagCode::kYamlSyntax, l.fileMark(), "cannot read " + std::string(what) + " '" + displayPath + "'",
+            "a readable YAML file", "a read error");
+    return std::nullopt;
+  }
+  return std::move(text).str();
+}
+
+template <typename F>
+void guarded(Loader& l, F&& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    l.error(DiagCode::kYamlSyntax, l.fileMark(), std::string("internal error while loading the file: ") + e.what());
+  } catch (...) {
+    l.error(DiagCode::kYamlSyntax, l.fileMark(), "internal error while loading the file");
+  }
+}
+
+}  // namespace
+
+void loadRuleText(const std::string& text, const std::string& displayPath, std::vector<Rule>& out,
+                  DiagnosticList& errors, const LoadLimits& limits) {
+  Loader l(displayPath, errors);
+  guarded(l, [&] {
+    if (auto root = l.parse(text, limits, "the rule file")) l.loadRules(*root, out);
+  });
+}
+
+void loadRuleFile(const std::filesystem::path& file, const std::string& displayPath, std::vector<Rule>& out,
+                  DiagnosticList& errors, const LoadLimits& limits) {
+  std::optional<std::string> text;
+  try {
+    text = readFile(file, displayPath, limits, errors, "rule file");
+  } catch (...) {
+    Loader l(displayPath, errors);
+    l.error(DiagCode::kYamlSyntax, l.fileMark(), "cannot read rule file '" + displayPath + "'");
+    return;
+  }
+  if (text) loadRuleText(*text, displayPath, out, errors, limits);
+}
+
+void loadSocText(const std::string& text, const std::string& displayPath, SocTable& out, DiagnosticList& errors,
+                 const LoadLimits& limits) {
+  Loader l(displayPath, errors);
+  l.setListKey("socs");
+  guarded(l, [&] {
+    if (auto root = l.parse(text, limits, "the SoC file")) l.loadSocs(*root, out);
+  });
+}
+
+void loadSocFile(const std::filesystem::path& file, const std::string& displayPath, SocTable& out,
+                 DiagnosticList& errors, const LoadLimits& limits) {
+  std::optional<std::string> text;
+  try {
+    text = readFile(file, displayPath, limits, errors, "SoC file");
+  } catch (...) {
+    Loader l(displayPath, errors);
+    l.error(DiagCode::kYamlSyntax, l.fileMark(), "cannot read SoC file '" + displayPath + "'");
+    return;
+  }
+  if (text) loadSocText(*text, displayPath, out, errors, limits);
+}
+
+}  // namespace qnnrules
