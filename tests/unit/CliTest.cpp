@@ -200,7 +200,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadInputCase{"bad_format", nullptr, "x.json --format xml", "xml"},
         BadInputCase{"missing_overlay", "{\"format\": \"qnnrules-graph\", \"version\": 1, \"nodes\": []}",
                      "--soc SM8650 --rules /nonexistent-overlay", "/nonexistent-overlay does not exist"}),
-    [](const ::testing::TestParamInfo<BadInputCase>& info) { return std::string(info.param.name); });
+    [](const ::testing::TestParamInfo<BadInputCase>& p) { return std::string(p.param.name); });
 
 TEST(Cli, DeeplyNestedGraphIsRefusedNotACrash) {
   TempDir d;

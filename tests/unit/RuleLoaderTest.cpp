@@ -529,7 +529,7 @@ const InvalidCase kInvalidCases[] = {
 };
 
 INSTANTIATE_TEST_SUITE_P(RuleLoader, RuleLoaderInvalidValue, ::testing::ValuesIn(kInvalidCases),
-                         [](const ::testing::TestParamInfo<InvalidCase>& info) { return info.param.name; });
+                         [](const ::testing::TestParamInfo<InvalidCase>& p) { return p.param.name; });
 
 TEST(RuleLoaderTest, VersionErrorKeepsCheckingButAppendsNothing) {
   Loaded l = loadText(edit("version: 1", "version: 2", edit("pattern: siso", "pattern: bogus")));
