@@ -25,10 +25,16 @@ std::optional<NodeKind> parseNodeKind(std::string_view s) {
 }
 
 uint32_t Graph::internTarget(std::string_view target) {
-  std::string key(target);
-  auto [it, inserted] = targetIndex_.try_emplace(key, static_cast<uint32_t>(targets_.size()));
-  if (inserted) targets_.push_back(std::move(key));
-  return it->second;
+  if (auto it = targetIndex_.find(target); it != targetIndex_.end()) return it->second;
+  auto id = static_cast<uint32_t>(targets_.size());
+  targets_.emplace_back(target);
+  targetIndex_.emplace(targets_.back(), id);
+  return id;
+}
+
+void Graph::reserve(size_t nodes) {
+  nodes_.reserve(nodes);
+  nodeIndex_.reserve(nodes);
 }
 
 StatusOr<uint32_t> Graph::addNode(Node node) {
@@ -41,7 +47,7 @@ StatusOr<uint32_t> Graph::addNode(Node node) {
 }
 
 std::optional<uint32_t> Graph::findNode(std::string_view name) const {
-  auto it = nodeIndex_.find(std::string(name));
+  auto it = nodeIndex_.find(name);
   if (it == nodeIndex_.end()) return std::nullopt;
   return it->second;
 }

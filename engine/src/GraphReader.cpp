@@ -1,4 +1,4 @@
-// Graph format v1 (docs/graph-format.md) read with nlohmann-json's DOM.
+// Graph format v1 (docs/graph-format.md) -> Graph, over either JSON DOM (JsonValue.h).
 //
 // The reader is strict the same way the rule loader is: unknown keys, wrong types and
 // dangling references are schema errors that name the JSON pointer of the offending value,
@@ -7,15 +7,16 @@
 
 #include <cmath>
 #include <fstream>
-#include <nlohmann/json.hpp>
-#include <sstream>
+#include <algorithm>
+#include <unordered_set>
 
+#include "JsonValue.h"
 #include "qnnrules/PortType.h"
 
 namespace qnnrules {
 namespace {
 
-using json = nlohmann::json;
+using jsonview::Kind;
 
 // Nesting depth of JSON text, measured before parsing so that hostile input ("[[[[…")
 // never reaches a parser or a recursive destructor. Returns the byte offset where `limit`
@@ -53,38 +54,64 @@ void lineColumnOf(std::string_view text, size_t offset, uint32_t& line, uint32_t
   }
 }
 
-std::string typeName(const json& v) {
-  switch (v.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::boolean: return "a boolean";
-    case json::value_t::number_integer:
-    case json::value_t::number_unsigned: return "an integer";
-    case json::value_t::number_float: return "a number";
-    case json::value_t::string: return "a string";
-    case json::value_t::array: return "a list";
-    case json::value_t::object: return "an object";
-    default: return "an unsupported value";
+template <typename V>
+std::string typeName(const V& v) {
+  switch (v.kind()) {
+    case Kind::kNull: return "null";
+    case Kind::kBool: return "a boolean";
+    case Kind::kInt:
+    case Kind::kUInt: return "an integer";
+    case Kind::kDouble: return "a number";
+    case Kind::kString: return "a string";
+    case Kind::kArray: return "a list";
+    case Kind::kObject: return "an object";
   }
+  return "a value";
 }
 
-// A JSON pointer, built only when an error needs it.
+template <typename V>
+bool isInteger(const V& v) { return v.kind() == Kind::kInt || v.kind() == Kind::kUInt; }
+// An integer value clamped to int64 (nlohmann stores non-negative integers as unsigned).
+template <typename V>
+int64_t asInt64(const V& v) {
+  if (v.kind() == Kind::kInt) return v.i64();
+  return v.u64() > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(v.u64());
+}
+template <typename V>
+bool isNumber(const V& v) { return isInteger(v) || v.kind() == Kind::kDouble; }
+template <typename V>
+bool isString(const V& v, std::string_view want) { return v.kind() == Kind::kString && v.str() == want; }
+
+// A JSON pointer, built only when an error needs it. Keys are views into the parsed document
+// (or string literals), so descending into a value costs no allocation.
 class Path {
  public:
-  void push(std::string_view key) { parts_.emplace_back(std::string(key)); }
-  void push(size_t index) { parts_.emplace_back(std::to_string(index)); }
+  struct Part {
+    std::string_view key;
+    size_t index = 0;
+    bool isIndex = false;
+  };
+  void push(std::string_view key) { parts_.push_back({key, 0, false}); }
+  void push(size_t index) { parts_.push_back({{}, index, true}); }
   void pop() { parts_.pop_back(); }
-  std::string str() const {
-    if (parts_.empty()) return "/";
+  const std::vector<Part>& parts() const { return parts_; }
+  std::string str() const { return str(parts_); }
+  static std::string str(const std::vector<Part>& parts) {
+    if (parts.empty()) return "/";
     std::string s;
-    for (const std::string& p : parts_) {
+    for (const Part& p : parts) {
       s += '/';
-      for (char c : p) s += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
+      if (p.isIndex) {
+        s += std::to_string(p.index);
+        continue;
+      }
+      for (char c : p.key) s += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
     }
     return s;
   }
 
  private:
-  std::vector<std::string> parts_;
+  std::vector<Part> parts_;
 };
 
 struct PathScope {
@@ -104,63 +131,59 @@ struct PendingShared {
   uint32_t node = 0;
   Section section = Section::kArgs;
   std::vector<size_t> where;  // argument index, then list element indices; or the output index
-  std::string pointer;        // JSON pointer, for messages
+  std::vector<Path::Part> pointer;  // where it was written, for messages (views into the document)
   std::string producer;
   std::string consumer;       // empty: a node-output reference
   uint32_t output = 0;
 };
 
+template <typename V>
 class Reader {
  public:
   Reader(std::string displayName, GraphReadResult& out) : name_(std::move(displayName)), out_(out) {}
 
-  void read(const json& root) {
-    if (!root.is_object()) {
+  void read(const V& root) {
+    if (root.kind() != Kind::kObject) {
       error("the top level must be an object", "an object with format, version and nodes", typeName(root));
       return;
     }
     checkKeys(root, {"format", "version", "name", "nodes", "meta"});
-    const json* format = find(root, "format");
+    std::optional<V> format = find(root, "format");
     if (!format) {
       missing("format", "\"qnnrules-graph\"");
-    } else if (!format->is_string() || format->get_ref<const std::string&>() != "qnnrules-graph") {
+    } else if (!isString(*format, "qnnrules-graph")) {
       PathScope s(path_, "format");
       error("this is not a qnnrules graph", "\"qnnrules-graph\"", format->dump());
     }
-    const json* version = find(root, "version");
+    std::optional<V> version = find(root, "version");
     if (!version) {
       missing("version", "1");
-    } else if (!version->is_number_integer() || version->get<int64_t>() != 1) {
+    } else if (!isInteger(*version) || asInt64(*version) != 1) {
       PathScope s(path_, "version");
       error("unsupported graph format version", "1 (the only version this reader knows)", version->dump());
       return;  // a different version may mean anything below; stop here
     }
-    if (const json* name = find(root, "name")) {
+    if (std::optional<V> name = find(root, "name")) {
       PathScope s(path_, "name");
-      if (name->is_string()) out_.graph.name = name->get<std::string>();
+      if (name->kind() == Kind::kString) out_.graph.name = std::string(name->str());
       else wrongType("a string", *name);
     }
-    const json* nodes = find(root, "nodes");
+    std::optional<V> nodes = find(root, "nodes");
     if (!nodes) {
       missing("nodes", "a list of nodes");
       return;
     }
     PathScope s(path_, "nodes");
-    if (!nodes->is_array()) {
+    if (nodes->kind() != Kind::kArray) {
       wrongType("a list of nodes", *nodes);
       return;
     }
-    // Names first, so that references to later nodes can say "not before it" rather than "unknown".
-    for (const json& n : *nodes) {
-      if (!n.is_object()) continue;
-      auto it = n.find("name");
-      if (it != n.end() && it->is_string()) allNames_.try_emplace(it->get<std::string>(), allNames_.size());
-    }
-    out_.graph.mutableNodes().reserve(nodes->size());
-    for (size_t i = 0; i < nodes->size(); ++i) {
+    nodes_ = &*nodes;
+    out_.graph.reserve(nodes->size());
+    nodes->forEach([&](size_t i, const V& n) {
       PathScope ns(path_, i);
-      readNode((*nodes)[i]);
-    }
+      readNode(n);
+    });
     resolveShared();
   }
 
@@ -180,38 +203,44 @@ class Reader {
   void missing(std::string_view key, std::string expected) {
     error("missing required key '" + std::string(key) + "' at " + path_.str(), std::move(expected), "nothing");
   }
-  void wrongType(std::string expected, const json& v) {
+  void wrongType(std::string expected, const V& v) {
     std::string actual = typeName(v);
-    if (!v.is_object() && !v.is_array()) actual += " " + v.dump();
+    if (v.kind() != Kind::kObject && v.kind() != Kind::kArray) actual += " " + v.dump();
     error("wrong type at " + path_.str(), std::move(expected), std::move(actual));
   }
 
-  const json* find(const json& obj, std::string_view key) const {
-    auto it = obj.find(key);
-    return it == obj.end() ? nullptr : &*it;
-  }
+  std::optional<V> find(const V& obj, std::string_view key) const { return obj.get(key); }
 
-  void checkKeys(const json& obj, std::initializer_list<std::string_view> allowed) {
-    for (auto it = obj.begin(); it != obj.end(); ++it) {
-      bool ok = false;
-      for (std::string_view a : allowed) ok = ok || a == it.key();
-      if (ok) continue;
-      PathScope s(path_, it.key());
+  // Unknown and duplicate keys are errors (JSON parsers keep one of two duplicates silently).
+  void checkKeys(const V& obj, std::initializer_list<std::string_view> allowed, bool anyKey = false) {
+    seenKeys_.clear();
+    obj.forEachField([&](std::string_view key, const V&) {
+      // Objects here have a handful of keys: a linear scan beats hashing.
+      if (std::find(seenKeys_.begin(), seenKeys_.end(), key) != seenKeys_.end()) {
+        PathScope s(path_, key);
+        error("duplicate key '" + std::string(key) + "' at " + path_.str(), "each key once per object",
+              "'" + std::string(key) + "' twice");
+        return;
+      }
+      seenKeys_.push_back(key);
+      if (anyKey) return;
+      for (std::string_view a : allowed)
+        if (a == key) return;
+      PathScope s(path_, key);
       std::string list;
       for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-      error("unknown key '" + it.key() + "' at " + path_.str(), "one of: " + list, "'" + it.key() + "'");
-    }
+      error("unknown key '" + std::string(key) + "' at " + path_.str(), "one of: " + list,
+            "'" + std::string(key) + "'");
+    });
   }
 
   template <typename T>
-  std::optional<T> integer(const json& v, int64_t lo, int64_t hi, const char* what) {
-    if (!v.is_number_integer()) {
+  std::optional<T> integer(const V& v, int64_t lo, int64_t hi, const char* what) {
+    if (!isInteger(v)) {
       wrongType(what, v);
       return std::nullopt;
     }
-    int64_t x = v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)
-                    ? INT64_MAX
-                    : v.get<int64_t>();
+    int64_t x = asInt64(v);
     if (x < lo || x > hi) {
       error("value out of range at " + path_.str(), std::string(what) + " in " + std::to_string(lo) + ".." +
                                                         std::to_string(hi),
@@ -221,23 +250,23 @@ class Reader {
     return static_cast<T>(x);
   }
 
-  std::optional<std::string> string(const json& v, const char* what) {
-    if (!v.is_string()) {
+  std::optional<std::string> string(const V& v, const char* what) {
+    if (v.kind() != Kind::kString) {
       wrongType(what, v);
       return std::nullopt;
     }
-    return v.get<std::string>();
+    return std::string(v.str());
   }
 
   // --- nodes ---
-  void readNode(const json& n) {
-    if (!n.is_object()) {
+  void readNode(const V& n) {
+    if (n.kind() != Kind::kObject) {
       wrongType("a node object", n);
       return;
     }
     checkKeys(n, {"name", "kind", "target", "args", "kwargs", "outputs", "module", "meta"});
     Node node;
-    const json* name = find(n, "name");
+    std::optional<V> name = find(n, "name");
     if (!name) {
       missing("name", "a unique node name");
       return;
@@ -253,9 +282,9 @@ class Reader {
       node.name = std::move(*nm);
       currentNode_ = node.name;
     }
-    if (const json* kind = find(n, "kind")) {
+    if (std::optional<V> kind = find(n, "kind")) {
       PathScope s(path_, "kind");
-      auto k = kind->is_string() ? parseNodeKind(kind->get_ref<const std::string&>()) : std::nullopt;
+      auto k = kind->kind() == Kind::kString ? parseNodeKind(kind->str()) : std::nullopt;
       if (!k) {
         error("unknown node kind", "input, parameter, constant, call or output", kind->dump());
         return;
@@ -265,7 +294,7 @@ class Reader {
       missing("kind", "input, parameter, constant, call or output");
       return;
     }
-    const json* target = find(n, "target");
+    std::optional<V> target = find(n, "target");
     if (node.kind == NodeKind::kCall) {
       if (!target) {
         missing("target", "the ATen target of the call, e.g. \"aten.conv2d.default\"");
@@ -284,51 +313,53 @@ class Reader {
       error("only call nodes have a target", "no target for kind " + std::string(nodeKindName(node.kind)),
             target->dump());
     }
-    if (const json* module = find(n, "module")) {
+    if (std::optional<V> module = find(n, "module")) {
       PathScope s(path_, "module");
       if (auto m = string(*module, "a module path string")) node.modulePath = std::move(*m);
     }
     self_ = static_cast<uint32_t>(out_.graph.nodes().size());
     const size_t errorsBefore = out_.errors.size();
     const size_t pendingBefore = pending_.size();
-    if (const json* outputs = find(n, "outputs")) {
+    if (std::optional<V> outputs = find(n, "outputs")) {
       PathScope s(path_, "outputs");
-      if (!outputs->is_array()) {
+      if (outputs->kind() != Kind::kArray) {
         wrongType("a list of outputs", *outputs);
       } else {
-        for (size_t o = 0; o < outputs->size(); ++o) {
+        node.outputs.reserve(outputs->size());
+        outputs->forEach([&](size_t o, const V& out) {
           PathScope os(path_, o);
           section_ = Section::kOutputs;
           where_.assign(1, o);
-          readOutput((*outputs)[o], node);
-        }
+          readOutput(out, node);
+        });
       }
     }
-    if (const json* args = find(n, "args")) {
+    if (std::optional<V> args = find(n, "args")) {
       PathScope s(path_, "args");
-      if (!args->is_array()) {
+      if (args->kind() != Kind::kArray) {
         wrongType("a list of arguments", *args);
       } else {
         node.args.reserve(args->size());
-        for (size_t a = 0; a < args->size(); ++a) {
+        args->forEach([&](size_t a, const V& arg) {
           PathScope as(path_, a);
           section_ = Section::kArgs;
           where_.assign(1, a);
-          node.args.push_back(readValue((*args)[a]));
-        }
+          node.args.push_back(readValue(arg));
+        });
       }
     }
-    if (const json* kwargs = find(n, "kwargs")) {
+    if (std::optional<V> kwargs = find(n, "kwargs")) {
       PathScope s(path_, "kwargs");
-      if (!kwargs->is_object()) {
+      if (kwargs->kind() != Kind::kObject) {
         wrongType("an object of keyword arguments", *kwargs);
       } else {
-        for (auto it = kwargs->begin(); it != kwargs->end(); ++it) {
-          PathScope ks(path_, it.key());
+        checkKeys(*kwargs, {}, /*anyKey=*/true);  // any keyword name, but each once
+        kwargs->forEachField([&](std::string_view key, const V& value) {
+          PathScope ks(path_, key);
           section_ = Section::kKwargs;
           where_.assign(1, node.kwargs.size());
-          node.kwargs.emplace_back(it.key(), readValue(it.value()));
-        }
+          node.kwargs.emplace_back(std::string(key), readValue(value));
+        });
       }
     }
     bool added = out_.errors.size() == errorsBefore;
@@ -343,121 +374,131 @@ class Reader {
     if (!added) pending_.resize(pendingBefore);  // the node is not in the graph
   }
 
-  void readOutput(const json& o, Node& node) {
-    if (!o.is_object()) {
+  void readOutput(const V& o, Node& node) {
+    if (o.kind() != Kind::kObject) {
       wrongType("an output object {dtype, shape, qspec}", o);
       return;
     }
     checkKeys(o, {"dtype", "shape", "qspec", "meta"});
     TensorMeta meta;
-    if (const json* dt = find(o, "dtype")) {
+    if (std::optional<V> dt = find(o, "dtype")) {
       PathScope s(path_, "dtype");
-      auto t = dt->is_string() ? parseScalarType(dt->get_ref<const std::string&>()) : std::nullopt;
+      auto t = dt->kind() == Kind::kString ? parseScalarType(dt->str()) : std::nullopt;
       if (!t) error("unknown tensor dtype", "a PyTorch dtype name such as \"float32\"", dt->dump());
       else meta.dtype = *t;
     } else {
       missing("dtype", "the tensor's dtype");
     }
-    if (const json* shape = find(o, "shape")) {
+    if (std::optional<V> shape = find(o, "shape")) {
       PathScope s(path_, "shape");
-      if (!shape->is_array()) {
+      if (shape->kind() != Kind::kArray) {
         wrongType("a list of dimensions", *shape);
       } else {
         meta.shape.reserve(shape->size());
-        for (size_t i = 0; i < shape->size(); ++i) {
+        shape->forEach([&](size_t i, const V& dim) {
           PathScope ds(path_, i);
           // -1 marks a dynamic dimension.
-          if (auto d = integer<int64_t>((*shape)[i], -1, INT64_MAX, "a dimension (integer >= -1)")) meta.shape.push_back(*d);
-        }
+          if (auto d = integer<int64_t>(dim, -1, INT64_MAX, "a dimension (integer >= -1)")) meta.shape.push_back(*d);
+        });
       }
     }
-    if (const json* q = find(o, "qspec")) {
+    if (std::optional<V> q = find(o, "qspec")) {
       PathScope s(path_, "qspec");
-      if (!q->is_null()) meta.qspec = readQSpec(*q);
+      if (q->kind() != Kind::kNull) meta.qspec = readQSpec(*q);
     }
     node.outputs.push_back(std::move(meta));
   }
 
   // Argument values: null, bool, int, float, string, lists, and tensor references.
-  Argument readValue(const json& v) {
+  Argument readValue(const V& v) {
     Argument a;
-    switch (v.type()) {
-      case json::value_t::null: a.kind = Argument::Kind::kNone; break;
-      case json::value_t::boolean: a.kind = Argument::Kind::kBool; a.b = v.get<bool>(); break;
-      case json::value_t::number_integer: a.kind = Argument::Kind::kInt; a.i = v.get<int64_t>(); break;
-      case json::value_t::number_unsigned:
-        a.kind = Argument::Kind::kInt;
-        a.i = v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : v.get<int64_t>();
-        break;
-      case json::value_t::number_float: a.kind = Argument::Kind::kFloat; a.f = v.get<double>(); break;
-      case json::value_t::string: a.kind = Argument::Kind::kString; a.s = v.get<std::string>(); break;
-      case json::value_t::array:
+    switch (v.kind()) {
+      case Kind::kNull: a.kind = Argument::Kind::kNone; break;
+      case Kind::kBool: a.kind = Argument::Kind::kBool; a.b = v.boolean(); break;
+      case Kind::kInt:
+      case Kind::kUInt: a.kind = Argument::Kind::kInt; a.i = asInt64(v); break;
+      case Kind::kDouble: a.kind = Argument::Kind::kFloat; a.f = v.f64(); break;
+      case Kind::kString: a.kind = Argument::Kind::kString; a.s = std::string(v.str()); break;
+      case Kind::kArray:
         a.kind = Argument::Kind::kList;
         a.list.reserve(v.size());
-        for (size_t i = 0; i < v.size(); ++i) {
+        v.forEach([&](size_t i, const V& e) {
           PathScope s(path_, i);
           where_.push_back(i);
-          a.list.push_back(readValue(v[i]));
+          a.list.push_back(readValue(e));
           where_.pop_back();
-        }
+        });
         break;
-      case json::value_t::object: readTensorRef(v, a); break;
-      default: wrongType("an argument value", v); break;
+      case Kind::kObject: readTensorRef(v, a); break;
     }
     return a;
   }
 
-  void readTensorRef(const json& v, Argument& a) {
+  void readTensorRef(const V& v, Argument& a) {
     checkKeys(v, {"ref", "output", "qspec"});
-    const json* ref = find(v, "ref");
+    std::optional<V> ref = find(v, "ref");
     if (!ref) {
       missing("ref", "a tensor reference {\"ref\": \"<node>\"}");
       return;
     }
-    std::string producer;
+    std::string_view producer;
     {
       PathScope s(path_, "ref");
-      auto r = string(*ref, "the name of an earlier node");
-      if (!r) return;
-      producer = std::move(*r);
+      if (ref->kind() != Kind::kString) {
+        wrongType("the name of an earlier node", *ref);
+        return;
+      }
+      producer = ref->str();
       auto idx = out_.graph.findNode(producer);
       if (!idx) {
+        const std::string who(producer);
         if (producer == currentNode_)
-          error("node '" + producer + "' uses its own output", "a node that comes before it", "\"" + producer + "\"");
-        else if (allNames_.count(producer))
-          error("node uses '" + producer + "', which comes after it (nodes must be in topological order)",
-                "a node that comes before it", "\"" + producer + "\"");
+          error("node '" + who + "' uses its own output", "a node that comes before it", "\"" + who + "\"");
+        else if (namedLater(producer))
+          error("node uses '" + who + "', which comes after it (nodes must be in topological order)",
+                "a node that comes before it", "\"" + who + "\"");
         else
-          error("unknown node '" + producer + "'", "the name of an earlier node", "\"" + producer + "\"");
+          error("unknown node '" + who + "'", "the name of an earlier node", "\"" + who + "\"");
         return;
       }
       a.kind = Argument::Kind::kTensor;
       a.tensor.node = *idx;
     }
-    if (const json* output = find(v, "output")) {
+    if (std::optional<V> output = find(v, "output")) {
       PathScope s(path_, "output");
       if (auto o = integer<uint32_t>(*output, 0, UINT32_MAX - 1, "an output index")) a.tensor.output = *o;
       const Node& p = out_.graph.node(a.tensor.node);
       if (!p.outputs.empty() && a.tensor.output >= p.outputs.size())
-        error("node '" + producer + "' has no output " + std::to_string(a.tensor.output),
+        error("node '" + std::string(producer) + "' has no output " + std::to_string(a.tensor.output),
               "an index below " + std::to_string(p.outputs.size()), output->dump());
     }
-    if (const json* q = find(v, "qspec")) {
+    if (std::optional<V> q = find(v, "qspec")) {
       PathScope s(path_, "qspec");
-      if (!q->is_null()) a.qspec = readQSpec(*q);
+      if (q->kind() != Kind::kNull) a.qspec = readQSpec(*q);
     }
   }
 
-  std::optional<QuantSpec> readQSpec(const json& q) {
-    if (!q.is_object()) {
+  // Whether some node of the document has this name. Only asked on the error path, so the
+  // set of all names is built then rather than for every graph.
+  bool namedLater(std::string_view name) {
+    if (allNames_.empty() && nodes_)
+      nodes_->forEach([&](size_t, const V& n) {
+        if (n.kind() != Kind::kObject) return;
+        if (auto nm = n.get("name"); nm && nm->kind() == Kind::kString) allNames_.emplace(nm->str());
+      });
+    return allNames_.count(name) != 0;
+  }
+
+  std::optional<QuantSpec> readQSpec(const V& q) {
+    if (q.kind() != Kind::kObject) {
       wrongType("a quant spec object", q);
       return std::nullopt;
     }
     QuantSpec spec;
-    if (const json* sw = find(q, "shared_with")) {
+    if (std::optional<V> sw = find(q, "shared_with")) {
       checkKeys(q, {"shared_with"});
       PathScope s(path_, "shared_with");
-      if (!sw->is_object()) {
+      if (sw->kind() != Kind::kObject) {
         wrongType("{\"node\": name} or {\"edge\": [producer, consumer]}", *sw);
         return std::nullopt;
       }
@@ -466,10 +507,10 @@ class Reader {
       p.node = self_;
       p.section = section_;
       p.where = where_;
-      p.pointer = path_.str();
-      const json* node = find(*sw, "node");
-      const json* edge = find(*sw, "edge");
-      if ((node != nullptr) == (edge != nullptr)) {
+      p.pointer = path_.parts();
+      std::optional<V> node = find(*sw, "node");
+      std::optional<V> edge = find(*sw, "edge");
+      if (node.has_value() == edge.has_value()) {
         error("shared_with needs exactly one of 'node' and 'edge'", "{\"node\": name} or {\"edge\": [producer, consumer]}",
               sw->dump());
         return std::nullopt;
@@ -479,7 +520,7 @@ class Reader {
         auto n = string(*node, "a node name");
         if (!n) return std::nullopt;
         p.producer = std::move(*n);
-        if (const json* output = find(*sw, "output")) {
+        if (std::optional<V> output = find(*sw, "output")) {
           PathScope os(path_, "output");
           auto o = integer<uint32_t>(*output, 0, UINT32_MAX - 1, "an output index");
           if (!o) return std::nullopt;
@@ -487,12 +528,17 @@ class Reader {
         }
       } else {
         PathScope es(path_, "edge");
-        if (!edge->is_array() || edge->size() != 2 || !(*edge)[0].is_string() || !(*edge)[1].is_string()) {
+        std::vector<std::string> ends;
+        if (edge->kind() == Kind::kArray)
+          edge->forEach([&](size_t, const V& e) {
+            if (e.kind() == Kind::kString) ends.emplace_back(e.str());
+          });
+        if (edge->kind() != Kind::kArray || edge->size() != 2 || ends.size() != 2) {
           wrongType("[\"<producer>\", \"<consumer>\"]", *edge);
           return std::nullopt;
         }
-        p.producer = (*edge)[0].get<std::string>();
-        p.consumer = (*edge)[1].get<std::string>();
+        p.producer = std::move(ends[0]);
+        p.consumer = std::move(ends[1]);
       }
       spec.sharedWith = SharedRef{};
       pending_.push_back(std::move(p));
@@ -500,20 +546,20 @@ class Reader {
     }
     checkKeys(q, {"dtype", "quant_min", "quant_max", "qscheme", "ch_axis", "block_size", "scale", "zero_point"});
     size_t errorsBefore = out_.errors.size();
-    if (const json* dt = find(q, "dtype")) {
+    if (std::optional<V> dt = find(q, "dtype")) {
       PathScope s(path_, "dtype");
-      auto t = dt->is_string() ? parseScalarType(dt->get_ref<const std::string&>()) : std::nullopt;
+      auto t = dt->kind() == Kind::kString ? parseScalarType(dt->str()) : std::nullopt;
       if (!t) error("unknown quantization dtype", "uint8, int8, uint16, int16, int32, float16, ...", dt->dump());
       else spec.dtype = *t;
     } else {
       missing("dtype", "the storage dtype, e.g. \"uint8\"");
     }
     constexpr int64_t kLo = INT32_MIN, kHi = static_cast<int64_t>(UINT32_MAX);
-    if (const json* v = find(q, "quant_min")) {
+    if (std::optional<V> v = find(q, "quant_min")) {
       PathScope s(path_, "quant_min");
       spec.quantMin = integer<int64_t>(*v, kLo, kHi, "an integer");
     }
-    if (const json* v = find(q, "quant_max")) {
+    if (std::optional<V> v = find(q, "quant_max")) {
       PathScope s(path_, "quant_max");
       spec.quantMax = integer<int64_t>(*v, kLo, kHi, "an integer");
     }
@@ -522,62 +568,62 @@ class Reader {
       error("quant_max must be greater than quant_min", "quant_max > " + std::to_string(*spec.quantMin),
             std::to_string(*spec.quantMax));
     }
-    if (const json* v = find(q, "qscheme")) {
+    if (std::optional<V> v = find(q, "qscheme")) {
       PathScope s(path_, "qscheme");
-      auto qs = v->is_string() ? parseQScheme(v->get_ref<const std::string&>()) : std::nullopt;
+      auto qs = v->kind() == Kind::kString ? parseQScheme(v->str()) : std::nullopt;
       if (!qs)
         error("unknown qscheme", "per_tensor_affine, per_tensor_symmetric, per_channel_affine or per_channel_symmetric",
               v->dump());
       else spec.qscheme = *qs;
     }
-    if (const json* v = find(q, "ch_axis")) {
+    if (std::optional<V> v = find(q, "ch_axis")) {
       PathScope s(path_, "ch_axis");
       spec.chAxis = integer<int32_t>(*v, -64, 64, "an axis");
     }
-    if (const json* v = find(q, "block_size")) {
+    if (std::optional<V> v = find(q, "block_size")) {
       PathScope s(path_, "block_size");
-      if (!v->is_array() || v->empty()) {
+      if (v->kind() != Kind::kArray || v->size() == 0) {
         wrongType("a non-empty list of block sizes", *v);
       } else {
-        for (size_t i = 0; i < v->size(); ++i) {
+        v->forEach([&](size_t i, const V& e) {
           PathScope bs(path_, i);
-          if (auto b = integer<int64_t>((*v)[i], 1, INT32_MAX, "a block size (>= 1)")) spec.blockSize.push_back(*b);
-        }
+          if (auto b = integer<int64_t>(e, 1, INT32_MAX, "a block size (>= 1)")) spec.blockSize.push_back(*b);
+        });
       }
     }
-    if (const json* v = find(q, "scale")) {
+    if (std::optional<V> v = find(q, "scale")) {
       PathScope s(path_, "scale");
-      auto one = [&](const json& x) {
-        if (!x.is_number()) {
+      auto one = [&](const V& x) {
+        if (!isNumber(x)) {
           wrongType("a positive number", x);
           return;
         }
-        double d = x.get<double>();
+        double d = x.f64();
         if (!(d > 0) || !std::isfinite(d)) {
           error("scales must be positive and finite", "a number > 0", x.dump());
           return;
         }
         spec.scales.push_back(d);
       };
-      if (v->is_array()) {
-        for (size_t i = 0; i < v->size(); ++i) {
+      if (v->kind() == Kind::kArray) {
+        v->forEach([&](size_t i, const V& e) {
           PathScope is(path_, i);
-          one((*v)[i]);
-        }
+          one(e);
+        });
       } else {
         one(*v);
       }
     }
-    if (const json* v = find(q, "zero_point")) {
+    if (std::optional<V> v = find(q, "zero_point")) {
       PathScope s(path_, "zero_point");
-      auto one = [&](const json& x) {
+      auto one = [&](const V& x) {
         if (auto z = integer<int64_t>(x, kLo, kHi, "an integer zero point")) spec.zeroPoints.push_back(*z);
       };
-      if (v->is_array()) {
-        for (size_t i = 0; i < v->size(); ++i) {
+      if (v->kind() == Kind::kArray) {
+        v->forEach([&](size_t i, const V& e) {
           PathScope is(path_, i);
-          one((*v)[i]);
-        }
+          one(e);
+        });
       } else {
         one(*v);
       }
@@ -608,7 +654,7 @@ class Reader {
         d.message = message;
         d.expected = expected;
         d.actual = actual;
-        d.port = p.pointer;
+        d.port = Path::str(p.pointer);
         d.mark.file = file_;
         out_.errors.push_back(std::move(d));
       };
@@ -645,69 +691,116 @@ class Reader {
   std::shared_ptr<const std::string> file_ = std::make_shared<const std::string>(name_);
   GraphReadResult& out_;
   Path path_;
-  std::unordered_map<std::string, size_t> allNames_;
+  std::unordered_set<std::string_view> allNames_;  // views into the parsed document
+  std::vector<std::string_view> seenKeys_;
   std::vector<PendingShared> pending_;
   // Where the value being read lives, for pending shared references.
   uint32_t self_ = 0;
   std::string currentNode_;
+  const V* nodes_ = nullptr;  // the document's node list, while reading it
   Section section_ = Section::kArgs;
   std::vector<size_t> where_;
 };
 
 }  // namespace
 
-GraphReadResult readGraphText(std::string_view text, const std::string& displayName, const GraphReadLimits& limits) {
-  GraphReadResult r;
-  if (text.size() > limits.maxFileBytes) {
-    r.status = Status(StatusCode::kLimitExceeded,
-                      displayName + ": the graph is " + std::to_string(text.size()) + " bytes, above the limit of " +
-                          std::to_string(limits.maxFileBytes),
-                      displayName);
-    return r;
-  }
-  if (size_t at = findExcessiveNesting(text, limits.maxDepth); at != std::string_view::npos) {
-    uint32_t line, column;
-    lineColumnOf(text, at, line, column);
-    r.status = Status(StatusCode::kLimitExceeded,
-                      displayName + ":" + std::to_string(line) + ":" + std::to_string(column) +
-                          ": JSON nested deeper than " + std::to_string(limits.maxDepth) + " levels",
-                      displayName);
-    return r;
-  }
-  json root;
+namespace {
+
+Status parseError(std::string_view text, const std::string& displayName, const std::string& fallback) {
+  // simdjson reports what broke but not where; nlohmann's parser finds the position. This
+  // second parse only runs on input that is already known to be malformed.
+  uint32_t line = 1, column = 1;
+  std::string what = fallback;
   try {
-    root = json::parse(text);
-  } catch (const json::parse_error& e) {
-    uint32_t line, column;
+    nlohmann::json ignored = nlohmann::json::parse(text);
+    (void)ignored;
+  } catch (const nlohmann::json::parse_error& e) {
     lineColumnOf(text, e.byte > 0 ? e.byte - 1 : 0, line, column);
-    std::string what = e.what();
-    // nlohmann's message starts with "[json.exception.parse_error.101] parse error at line …: ";
-    // keep the part after the position, which says what was expected.
-    if (size_t colon = what.find(": ", what.find("parse error")); colon != std::string::npos) what = what.substr(colon + 2);
-    r.status = Status(StatusCode::kParseError,
-                      displayName + ":" + std::to_string(line) + ":" + std::to_string(column) + ": malformed JSON: " + what,
-                      displayName);
-    return r;
+    what = e.what();
+    // "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error ..." ->
+    // keep what follows the position, which says what was expected.
+    if (size_t colon = what.find(": ", what.find("parse error")); colon != std::string::npos)
+      what = what.substr(colon + 2);
   }
-  Reader reader(displayName, r);
+  return Status(StatusCode::kParseError,
+                displayName + ":" + std::to_string(line) + ":" + std::to_string(column) + ": malformed JSON: " + what,
+                displayName);
+}
+
+// Walks a parsed document into `r`; the document must outlive the call.
+template <typename V>
+void readDocument(const V& root, const std::string& displayName, GraphReadResult& r) {
+  Reader<V> reader(displayName, r);
   reader.read(root);
   if (!r.errors.empty()) {
     const Diagnostic& first = r.errors.front();
     r.status = Status(StatusCode::kSchemaError,
-                      displayName + ": " + std::to_string(r.errors.size()) + " schema error(s); first: " + first.message +
-                          " (expected " + first.expected + ", got " + first.actual + ")",
+                      displayName + ": " + std::to_string(r.errors.size()) + " schema error(s); first: " +
+                          first.message + " (expected " + first.expected + ", got " + first.actual + ")",
                       first.port);
     r.graph = Graph();
-    return r;
+    return;
   }
   if (Status st = r.graph.verify(); !st.isOk()) {
     r.status = Status(st.code(), displayName + ": " + st.message(), st.fragment());
     r.graph = Graph();
   }
+}
+
+// `text` must have simdjson::SIMDJSON_PADDING readable bytes after its end when `padded`.
+GraphReadResult readText(std::string_view text, bool padded, const std::string& displayName,
+                         const GraphReadOptions& options) {
+  GraphReadResult r;
+  if (text.size() > options.maxFileBytes) {
+    r.status = Status(StatusCode::kLimitExceeded,
+                      displayName + ": the graph is " + std::to_string(text.size()) + " bytes, above the limit of " +
+                          std::to_string(options.maxFileBytes),
+                      displayName);
+    return r;
+  }
+  if (size_t at = findExcessiveNesting(text, options.maxDepth); at != std::string_view::npos) {
+    uint32_t line, column;
+    lineColumnOf(text, at, line, column);
+    r.status = Status(StatusCode::kLimitExceeded,
+                      displayName + ":" + std::to_string(line) + ":" + std::to_string(column) +
+                          ": JSON nested deeper than " + std::to_string(options.maxDepth) + " levels",
+                      displayName);
+    return r;
+  }
+  if (options.parser == JsonParser::kNlohmann) {
+    nlohmann::json root;
+    try {
+      root = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error&) {
+      r.status = parseError(text, displayName, "");
+      return r;
+    }
+    readDocument(jsonview::Nlohmann(root), displayName, r);
+    return r;
+  }
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  simdjson::error_code err =
+      padded ? parser.parse(text.data(), text.size(), /*realloc_if_needed=*/false).get(root)
+             : parser.parse(text.data(), text.size(), /*realloc_if_needed=*/true).get(root);
+  if (err != simdjson::SUCCESS) {
+    if (err == simdjson::MEMALLOC || err == simdjson::CAPACITY)
+      r.status = Status(StatusCode::kLimitExceeded, displayName + ": " + simdjson::error_message(err), displayName);
+    else
+      r.status = parseError(text, displayName, simdjson::error_message(err));
+    return r;
+  }
+  readDocument(jsonview::Simdjson(root), displayName, r);
   return r;
 }
 
-GraphReadResult readGraphFile(const std::filesystem::path& path, const GraphReadLimits& limits) {
+}  // namespace
+
+GraphReadResult readGraphText(std::string_view text, const std::string& displayName, const GraphReadOptions& options) {
+  return readText(text, /*padded=*/false, displayName, options);
+}
+
+GraphReadResult readGraphFile(const std::filesystem::path& path, const GraphReadOptions& options) {
   GraphReadResult r;
   const std::string name = path.string();
   std::error_code ec;
@@ -720,10 +813,10 @@ GraphReadResult readGraphFile(const std::filesystem::path& path, const GraphRead
     return r;
   }
   uintmax_t size = std::filesystem::file_size(path, ec);
-  if (!ec && size > limits.maxFileBytes) {
+  if (!ec && size > options.maxFileBytes) {
     r.status = Status(StatusCode::kLimitExceeded,
                       name + ": the graph is " + std::to_string(size) + " bytes, above the limit of " +
-                          std::to_string(limits.maxFileBytes),
+                          std::to_string(options.maxFileBytes),
                       name);
     return r;
   }
@@ -732,18 +825,21 @@ GraphReadResult readGraphFile(const std::filesystem::path& path, const GraphRead
     r.status = Status(StatusCode::kIoError, name + ": cannot be read", name);
     return r;
   }
+  // Read into a buffer with simdjson's padding after the text, so the parser needs no copy.
   std::string text;
-  if (!ec) text.reserve(size);
+  if (!ec) text.reserve(size + simdjson::SIMDJSON_PADDING);
   text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  const size_t length = text.size();
+  text.append(simdjson::SIMDJSON_PADDING, ' ');
   if (in.bad()) {
     r.status = Status(StatusCode::kIoError, name + ": read error", name);
     return r;
   }
-  if (text.empty()) {
+  if (length == 0) {
     r.status = Status(StatusCode::kParseError, name + ": the file is empty (expected a JSON graph)", name);
     return r;
   }
-  return readGraphText(text, name, limits);
+  return readText(std::string_view(text.data(), length), /*padded=*/true, name, options);
 }
 
 }  // namespace qnnrules

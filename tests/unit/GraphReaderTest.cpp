@@ -16,7 +16,11 @@ constexpr const char* kInput =
     R"({"name": "x", "kind": "input", "outputs": [{"dtype": "float32", "shape": [1, 4],
         "qspec": {"dtype": "uint8", "quant_min": 0, "quant_max": 255, "scale": 0.5, "zero_point": 3}}]})";
 
-GraphReadResult read(const std::string& text) { return readGraphText(text, "g.json"); }
+GraphReadResult read(const std::string& text, JsonParser parser = JsonParser::kSimdjson) {
+  GraphReadOptions o;
+  o.parser = parser;
+  return readGraphText(text, "g.json", o);
+}
 
 std::string errorsText(const GraphReadResult& r) {
   std::string s = r.status.toString();
@@ -24,7 +28,9 @@ std::string errorsText(const GraphReadResult& r) {
   return s;
 }
 
-TEST(GraphReader, ReadsNodesArgumentsOutputsAndSpecs) {
+class GraphReaderParsers : public ::testing::TestWithParam<JsonParser> {};
+
+TEST_P(GraphReaderParsers, ReadsNodesArgumentsOutputsAndSpecs) {
   GraphReadResult r = read(graph(std::string(kInput) + R"(,
     {"name": "w", "kind": "parameter", "outputs": [{"dtype": "float32", "shape": [4, 4]}]},
     {"name": "fc", "kind": "call", "target": "aten.linear.default", "module": "head.fc",
@@ -35,7 +41,8 @@ TEST(GraphReader, ReadsNodesArgumentsOutputsAndSpecs) {
               null, true, 2, 1.5, "mean", [1, [2, 3]]],
      "kwargs": {"alpha": 0.5},
      "outputs": [{"dtype": "float32", "shape": [1, -1], "qspec": {"shared_with": {"node": "x"}}}]},
-    {"name": "output", "kind": "output", "args": [[{"ref": "fc"}]]})"));
+    {"name": "output", "kind": "output", "args": [[{"ref": "fc"}]]})"),
+                           GetParam());
   ASSERT_TRUE(r.ok()) << errorsText(r);
   const Graph& g = r.graph;
   EXPECT_EQ(g.name, "g");
@@ -68,6 +75,11 @@ TEST(GraphReader, ReadsNodesArgumentsOutputsAndSpecs) {
   EXPECT_EQ(ref.node, 0u);
   EXPECT_EQ(g.node(3).args[0].list[0].tensor.node, 2u);
 }
+
+INSTANTIATE_TEST_SUITE_P(Both, GraphReaderParsers, ::testing::Values(JsonParser::kSimdjson, JsonParser::kNlohmann),
+                         [](const ::testing::TestParamInfo<JsonParser>& p) {
+                           return std::string(p.param == JsonParser::kSimdjson ? "simdjson" : "nlohmann");
+                         });
 
 TEST(GraphReader, TargetsAreInternedOncePerDistinctString) {
   GraphReadResult r = read(graph(std::string(kInput) + R"(,
@@ -110,13 +122,23 @@ struct BadCase {
   StatusCode code;
   const char* message;  // substring of the status or of an error message
   const char* pointer;  // JSON pointer of the first error ("" when the status says it all)
+  bool nlohmannToo = true;  // nlohmann's DOM drops duplicate keys before the reader sees them
 };
 
 class GraphReaderBad : public ::testing::TestWithParam<BadCase> {};
 
+void expectClearError(const BadCase& c, const GraphReadResult& r);
+
 TEST_P(GraphReaderBad, ReportsAClearError) {
   const BadCase& c = GetParam();
-  GraphReadResult r = read(c.text);
+  for (JsonParser parser : {JsonParser::kSimdjson, JsonParser::kNlohmann}) {
+    if (parser == JsonParser::kNlohmann && !c.nlohmannToo) continue;
+    SCOPED_TRACE(parser == JsonParser::kSimdjson ? "simdjson" : "nlohmann");
+    expectClearError(c, read(c.text, parser));
+  }
+}
+
+void expectClearError(const BadCase& c, const GraphReadResult& r) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status.code(), c.code) << errorsText(r);
   std::string all = errorsText(r);
@@ -187,6 +209,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"SharedEdgeNotInGraph",
                 graph(std::string(kInput) + R"(, {"name": "y", "kind": "input", "outputs": [{"dtype": "float32", "qspec": {"shared_with": {"edge": ["x", "y"]}}}]})"),
                 StatusCode::kSchemaError, "is not an edge of the graph", ""},
+        BadCase{"DuplicateKey", graph(R"({"name": "x", "kind": "input", "kind": "call"})"), StatusCode::kSchemaError,
+                "duplicate key 'kind'", "/nodes/0/kind", /*nlohmannToo=*/false},
         BadCase{"TooDeep", R"({"format": "qnnrules-graph", "version": 1, "nodes": [], "meta": )" + std::string(100, '[') +
                                std::string(100, ']') + "}",
                 StatusCode::kLimitExceeded, "nested deeper than 64 levels", ""}),

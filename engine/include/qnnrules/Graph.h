@@ -82,6 +82,8 @@ class Graph {
   }
 
   uint32_t internTarget(std::string_view target);
+  // Room for `nodes` nodes, so that reading a large graph does not rehash its name index.
+  void reserve(size_t nodes);
   // Appends a node; fails on a duplicate name. Returns the node's index.
   StatusOr<uint32_t> addNode(Node node);
   std::optional<uint32_t> findNode(std::string_view name) const;
@@ -91,10 +93,17 @@ class Graph {
   Status verify() const;
 
  private:
+  // Lets string_view look up std::string keys without building a string.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  using NameMap = std::unordered_map<std::string, uint32_t, NameHash, std::equal_to<>>;
+
   std::vector<Node> nodes_;
   std::vector<std::string> targets_;
-  std::unordered_map<std::string, uint32_t> targetIndex_;
-  std::unordered_map<std::string, uint32_t> nodeIndex_;
+  NameMap targetIndex_;
+  NameMap nodeIndex_;
 };
 
 }  // namespace qnnrules

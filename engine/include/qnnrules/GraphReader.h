@@ -1,5 +1,5 @@
 // Serialized graph (JSON, format v1, docs/graph-format.md) -> Graph.
-// One interface so the JSON backend can change (nlohmann DOM today) without touching callers.
+// One interface whatever JSON parser is underneath (GraphReadOptions::parser).
 #pragma once
 
 #include <filesystem>
@@ -11,10 +11,17 @@
 
 namespace qnnrules {
 
-struct GraphReadLimits {
+// The JSON parser underneath. Both build the same Graph and report the same schema errors;
+// simdjson parses several times faster (benchmarks/graph_reader_bench.cpp) and sees duplicate
+// keys, which nlohmann's DOM drops silently.
+enum class JsonParser : uint8_t { kSimdjson, kNlohmann };
+
+struct GraphReadOptions {
   uint64_t maxFileBytes = 1ull << 30;  // 1 GiB
   int maxDepth = 64;                   // JSON nesting
+  JsonParser parser = JsonParser::kSimdjson;
 };
+using GraphReadLimits = GraphReadOptions;
 
 struct GraphReadResult {
   Graph graph;
@@ -23,8 +30,8 @@ struct GraphReadResult {
   bool ok() const { return status.isOk(); }
 };
 
-GraphReadResult readGraphFile(const std::filesystem::path& path, const GraphReadLimits& limits = {});
+GraphReadResult readGraphFile(const std::filesystem::path& path, const GraphReadOptions& options = {});
 GraphReadResult readGraphText(std::string_view text, const std::string& displayName,
-                              const GraphReadLimits& limits = {});
+                              const GraphReadOptions& options = {});
 
 }  // namespace qnnrules
