@@ -7,7 +7,7 @@ PACKAGES=(
   cmake ninja-build g++ pkg-config
   libyaml-cpp-dev nlohmann-json3-dev libre2-dev libspdlog-dev libfmt-dev libcli11-dev
   libsimdjson-dev libgtest-dev libgmock-dev libbenchmark-dev
-  python3 graphviz
+  python3 graphviz python3-jsonschema python3-yaml
 )
 
 missing=()
