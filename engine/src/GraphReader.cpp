@@ -250,6 +250,15 @@ class Reader {
     return static_cast<T>(x);
   }
 
+  std::optional<std::string_view> nonEmptyString(const V& v, const char* what) {
+    if (v.kind() != Kind::kString || v.str().empty()) {
+      if (v.kind() == Kind::kString) error("an empty string at " + path_.str(), what, "\"\"");
+      else wrongType(what, v);
+      return std::nullopt;
+    }
+    return v.str();
+  }
+
   std::optional<std::string> string(const V& v, const char* what) {
     if (v.kind() != Kind::kString) {
       wrongType(what, v);
@@ -273,13 +282,9 @@ class Reader {
     }
     {
       PathScope s(path_, "name");
-      auto nm = string(*name, "a string");
+      auto nm = nonEmptyString(*name, "a non-empty node name");
       if (!nm) return;
-      if (nm->empty()) {
-        error("node names must not be empty", "a non-empty string", "\"\"");
-        return;
-      }
-      node.name = std::move(*nm);
+      node.name = std::string(*nm);
       currentNode_ = node.name;
     }
     if (std::optional<V> kind = find(n, "kind")) {
@@ -301,12 +306,8 @@ class Reader {
         return;
       }
       PathScope s(path_, "target");
-      auto t = string(*target, "a string such as \"aten.conv2d.default\"");
+      auto t = nonEmptyString(*target, "an ATen target such as \"aten.conv2d.default\"");
       if (!t) return;
-      if (t->empty()) {
-        error("a call's target must not be empty", "an ATen target", "\"\"");
-        return;
-      }
       node.targetId = out_.graph.internTarget(*t);
     } else if (target) {
       PathScope s(path_, "target");
