@@ -71,6 +71,8 @@ std::string formatText(const Diagnostic& d) {
   if (d.mark.known() || !d.ruleId.empty()) {
     s += "  --> ";
     if (d.mark.known()) s += d.mark.toString();
+    // Graph-file diagnostics locate the value by its JSON pointer, carried in `port`.
+    if (d.node.empty() && !d.port.empty()) s += " at " + d.port;
     if (!d.ruleId.empty()) {
       s += d.mark.known() ? " (rule " : "(rule ";
       s += d.ruleId;

@@ -201,12 +201,12 @@ class Reader {
     out_.errors.push_back(std::move(d));
   }
   void missing(std::string_view key, std::string expected) {
-    error("missing required key '" + std::string(key) + "' at " + path_.str(), std::move(expected), "nothing");
+    error("missing required key '" + std::string(key) + "'", std::move(expected), "nothing");
   }
   void wrongType(std::string expected, const V& v) {
     std::string actual = typeName(v);
     if (v.kind() != Kind::kObject && v.kind() != Kind::kArray) actual += " " + v.dump();
-    error("wrong type at " + path_.str(), std::move(expected), std::move(actual));
+    error("wrong type", std::move(expected), std::move(actual));
   }
 
   std::optional<V> find(const V& obj, std::string_view key) const { return obj.get(key); }
@@ -218,7 +218,7 @@ class Reader {
       // Objects here have a handful of keys: a linear scan beats hashing.
       if (std::find(seenKeys_.begin(), seenKeys_.end(), key) != seenKeys_.end()) {
         PathScope s(path_, key);
-        error("duplicate key '" + std::string(key) + "' at " + path_.str(), "each key once per object",
+        error("duplicate key '" + std::string(key) + "'", "each key once per object",
               "'" + std::string(key) + "' twice");
         return;
       }
@@ -229,7 +229,7 @@ class Reader {
       PathScope s(path_, key);
       std::string list;
       for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-      error("unknown key '" + std::string(key) + "' at " + path_.str(), "one of: " + list,
+      error("unknown key '" + std::string(key) + "'", "one of: " + list,
             "'" + std::string(key) + "'");
     });
   }
@@ -242,7 +242,7 @@ class Reader {
     }
     int64_t x = asInt64(v);
     if (x < lo || x > hi) {
-      error("value out of range at " + path_.str(), std::string(what) + " in " + std::to_string(lo) + ".." +
+      error("value out of range", std::string(what) + " in " + std::to_string(lo) + ".." +
                                                         std::to_string(hi),
             v.dump());
       return std::nullopt;
@@ -252,7 +252,7 @@ class Reader {
 
   std::optional<std::string_view> nonEmptyString(const V& v, const char* what) {
     if (v.kind() != Kind::kString || v.str().empty()) {
-      if (v.kind() == Kind::kString) error("an empty string at " + path_.str(), what, "\"\"");
+      if (v.kind() == Kind::kString) error("an empty string", what, "\"\"");
       else wrongType(what, v);
       return std::nullopt;
     }
