@@ -1,0 +1,183 @@
+#include "StrictYaml.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace qnnrules::strictyaml {
+std::string join(Names names) {
+  std::string s;
+  for (std::string_view n : names) {
+    if (!s.empty()) s += ", ";
+    s += n;
+  }
+  return s;
+}
+
+std::string oneOf(Names names) { return "one of: " + join(names); }
+
+namespace {
+
+char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+
+// Case-insensitive Levenshtein distance.
+size_t editDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t subst = prev[j - 1] + (lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, subst});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+}  // namespace
+
+// "did you mean 'X'?" for the nearest candidate, or "" when none is close.
+std::string suggest(std::string_view word, Names candidates) {
+  if (word.size() > 200) return {};
+  size_t best = std::numeric_limits<size_t>::max();
+  std::string_view bestName;
+  for (std::string_view c : candidates) {
+    size_t d = editDistance(word, c);
+    if (d < best) {
+      best = d;
+      bestName = c;
+    }
+  }
+  size_t limit = std::max<size_t>(2, std::max(word.size(), bestName.size()) / 3);
+  if (bestName.empty() || best > limit) return {};
+  return "did you mean '" + std::string(bestName) + "'?";
+}
+
+// --- scalar classification (YAML 1.2 core schema) ---------------------------------------
+
+bool isPlain(const YAML::Node& n) { return n.IsScalar() && n.Tag() == "?"; }
+
+namespace {
+bool allDigits(std::string_view s, bool hex = false) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    bool ok = (c >= '0' && c <= '9') || (hex && ((c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')));
+    if (!ok) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool looksDecimalInt(std::string_view s) {
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
+  return allDigits(s);
+}
+
+bool looksInt(std::string_view s) {
+  if (looksDecimalInt(s)) return true;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'o')) return allDigits(s.substr(2), s[1] == 'x');
+  return false;
+}
+
+bool looksFloat(std::string_view s) {
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
+  if (s == ".inf" || s == ".Inf" || s == ".INF" || s == ".nan" || s == ".NaN" || s == ".NAN") return true;
+  size_t i = 0, digits = 0;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i, ++digits;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i, ++digits;
+  }
+  if (digits == 0) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    if (!allDigits(s.substr(i))) return false;
+    return true;
+  }
+  return i == s.size();
+}
+
+bool looksBool(std::string_view s) {
+  return s == "true" || s == "True" || s == "TRUE" || s == "false" || s == "False" || s == "FALSE";
+}
+
+std::optional<double> parseNumber(std::string_view s) {
+  if (!s.empty() && s[0] == '+') s.remove_prefix(1);
+  double v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+// "1/256", "1/32768": both parts unsigned decimal numbers.
+std::optional<double> parseFraction(std::string_view s) {
+  size_t slash = s.find('/');
+  if (slash == std::string_view::npos) return std::nullopt;
+  std::string_view a = s.substr(0, slash), b = s.substr(slash + 1);
+  auto unsignedNumber = [](std::string_view t) -> std::optional<double> {
+    if (t.empty() || t[0] == '-' || t[0] == '+' || !looksFloat(t) || t[0] == '.') return std::nullopt;
+    return parseNumber(t);
+  };
+  auto x = unsignedNumber(a), y = unsignedNumber(b);
+  if (!x || !y || *y == 0) return std::nullopt;
+  double v = *x / *y;
+  if (!std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+std::string clip(std::string s) {
+  if (s.size() > 60) s = s.substr(0, 57) + "...";
+  return s;
+}
+
+// What a node is, for `actual`.
+std::string describe(const YAML::Node& n) {
+  if (!n.IsDefined()) return "nothing";
+  switch (n.Type()) {
+    case YAML::NodeType::Null: return "null";
+    case YAML::NodeType::Sequence: return "a list";
+    case YAML::NodeType::Map: return "a mapping";
+    case YAML::NodeType::Scalar:
+      if (isPlain(n)) return clip(n.Scalar());
+      return "\"" + clip(n.Scalar()) + "\"";
+    case YAML::NodeType::Undefined: break;
+  }
+  return "nothing";
+}
+
+
+std::optional<std::string> readFile(const std::filesystem::path& file, const std::string& displayPath,
+                                    const LoadLimits& limits, DiagnosticList& errors, std::string_view what) {
+  StrictYamlReader l(displayPath, errors);
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec)) {
+    std::string why = ec ? ec.message() : std::filesystem::exists(file, ec) ? "not a regular file" : "no such file";
+    l.error(DiagCode::kYamlSyntax, l.fileMark(), "cannot read " + std::string(what) + " '" + displayPath + "': " + why,
+            "a readable YAML file", why);
+    return std::nullopt;
+  }
+  uint64_t size = std::filesystem::file_size(file, ec);
+  if (!ec && size > limits.maxFileBytes) {
+    l.error(DiagCode::kYamlSyntax, l.fileMark(),
+            std::string(what) + " is " + std::to_string(size) + " bytes, more than the limit of " +
+                std::to_string(limits.maxFileBytes) + " bytes",
+            "at most " + std::to_string(limits.maxFileBytes) + " bytes", std::to_string(size) + " bytes");
+    return std::nullopt;
+  }
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  if (in) text << in.rdbuf();
+  if (!in || in.bad()) {
+    l.error(DiagCode::kYamlSyntax, l.fileMark(), "cannot read " + std::string(what) + " '" + displayPath + "'",
+            "a readable YAML file", "a read error");
+    return std::nullopt;
+  }
+  return std::move(text).str();
+}
+
+}  // namespace qnnrules::strictyaml
