@@ -1,0 +1,44 @@
+#include "LpaiPolicy.h"
+
+namespace qnnrules::backends {
+namespace {
+
+enum class QdqKind : uint8_t { kOther, kQuantize, kDequantize };
+
+bool startsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+
+// quantized_decomposed.{quantize,dequantize}_per_{tensor,channel}.* and the aten forms.
+QdqKind classify(std::string_view target) {
+  if (startsWith(target, "quantized_decomposed.quantize_") || startsWith(target, "aten.quantize_per_"))
+    return QdqKind::kQuantize;
+  if (startsWith(target, "quantized_decomposed.dequantize_") || startsWith(target, "aten.dequantize"))
+    return QdqKind::kDequantize;
+  return QdqKind::kOther;
+}
+
+}  // namespace
+
+std::vector<PolicyPlacement> LpaiPolicy::cpuNodes(const Graph& graph, const UserIndex& users) const {
+  std::vector<QdqKind> kindOf(graph.targets().size());
+  for (size_t t = 0; t < kindOf.size(); ++t) kindOf[t] = classify(graph.targets()[t]);
+  std::vector<PolicyPlacement> out;
+  for (uint32_t i = 0; i < graph.nodes().size(); ++i) {
+    const Node& n = graph.node(i);
+    if (n.kind != NodeKind::kCall || n.targetId == Node::kNoTarget) continue;
+    QdqKind k = kindOf[n.targetId];
+    if (k == QdqKind::kQuantize) {
+      for (uint32_t p : users.producers(i)) {
+        if (graph.node(p).kind != NodeKind::kInput) continue;
+        out.push_back({i, "LPAI keeps the quantize of graph input '" + graph.node(p).name +
+                              "' on CPU (its Quantize is less accurate than the CPU's)"});
+        break;
+      }
+    } else if (k == QdqKind::kDequantize && users.isGraphOutput(i)) {
+      out.push_back({i, "LPAI keeps the dequantize of a graph output on CPU (its Dequantize is less accurate "
+                        "than the CPU's)"});
+    }
+  }
+  return out;
+}
+
+}  // namespace qnnrules::backends

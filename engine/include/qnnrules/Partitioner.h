@@ -1,0 +1,33 @@
+// Splits a validated graph the way a delegate partitioner would: which nodes the backend
+// takes, which fall back to CPU, and the partitions (connected groups of delegated nodes
+// that do not depend on themselves through a CPU node).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "qnnrules/DelegationPolicy.h"
+#include "qnnrules/DelegationReport.h"
+#include "qnnrules/Graph.h"
+#include "qnnrules/RuleSet.h"
+#include "qnnrules/Soc.h"
+#include "qnnrules/Validator.h"
+
+namespace qnnrules {
+
+struct PartitionOptions {
+  // Strict: a node with validation errors falls back to CPU, as QNN's op validation would
+  // reject it. Warn: it stays delegated and is marked invalid.
+  bool strict = true;
+  // Default: what the backend's policy requires (LPAI: yes).
+  std::optional<bool> requireFullDelegation;
+  // Default: the policy registered for the rule set's backend.
+  const DelegationPolicy* policy = nullptr;
+};
+
+// `validation` must be validateGraph's result for this graph and rule set before applyMode,
+// so errors still read as errors; the partitioner reuses its per-node diagnostics.
+DelegationReport partitionGraph(const Graph& graph, const RuleSet& rules, const SocInfo& soc,
+                                const ValidationResult& validation, const PartitionOptions& options = {});
+
+}  // namespace qnnrules
