@@ -8,6 +8,7 @@ PACKAGES=(
   libyaml-cpp-dev nlohmann-json3-dev libre2-dev libspdlog-dev libfmt-dev libcli11-dev
   libsimdjson-dev libgtest-dev libgmock-dev libbenchmark-dev
   python3 graphviz python3-jsonschema python3-yaml
+  python3-dev pybind11-dev python3-pybind11 python3-pytest python3-numpy python3-torch python3-torchvision
 )
 
 missing=()

@@ -1,0 +1,407 @@
+"""torch.fx adapter: ATen-level GraphModules in, annotations back onto their nodes.
+
+    import torch, qnnrules, qnnrules.torch as qt
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    gm = make_fx(model.eval())(example)             # or torch.export.export(...) on newer torch
+    engine = qnnrules.Engine(backend="htp", soc="SM8650")
+    graph = qt.annotate(engine, gm, "8a8w", module=model)   # annotations now in node.meta["qnnrules_annotation"]
+    engine.validate(graph)                            # or engine.validate(qt.from_fx(gm))
+    qt.save(gm, "model.json")                         # the same graph for qnn-validate
+
+from_fx reads dtypes and shapes (meta "val" or "tensor_meta"), literal arguments, module paths
+(innermost ``nn_module_stack`` entry; for make_fx graphs without one, the owner of the
+parameters a node uses, when ``module`` is given) and the annotations found in ``node.meta``:
+PyTorch's ``quantization_annotation`` (QuantizationSpec, SharedQuantizationSpec,
+FixedQParamsQuantizationSpec, DerivedQuantizationSpec) and the ``qnnrules_annotation`` dicts
+that write_back puts there.
+
+write_back stores, per node, ``node.meta["qnnrules_annotation"] = {"input_qspec_map": {arg_node:
+spec}, "output_qspec": spec}``, shaped like PyTorch's QuantizationAnnotation. A spec is a plain
+dict a quantizer can turn into its own objects: ``{"dtype": torch.uint8, "quant_min": 0,
+"quant_max": 255, "qscheme": torch.per_tensor_affine, "ch_axis": 0, "block_size": [...],
+"scale": ..., "zero_point": ...}`` (keys present when known), or ``{"shared_with": node}`` /
+``{"shared_with": (producer, consumer)}`` like SharedQuantizationSpec's edge_or_node.
+"""
+
+import math
+import operator
+
+import torch
+import torch.fx
+
+from . import _qnnrules
+
+ANNOTATION_KEY = "qnnrules_annotation"   # what write_back writes and from_fx reads back
+TORCH_ANNOTATION_KEY = "quantization_annotation"  # PyTorch PT2E quantizers' annotations
+
+_DTYPES = {
+    torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16", torch.float64: "float64",
+    torch.int8: "int8", torch.int16: "int16", torch.int32: "int32", torch.int64: "int64",
+    torch.uint8: "uint8", torch.bool: "bool",
+}
+for _name in ("uint16", "uint32"):  # only in newer torch
+    if hasattr(torch, _name):
+        _DTYPES[getattr(torch, _name)] = _name
+_DTYPES_BY_NAME = {v: k for k, v in _DTYPES.items()}
+
+_QSCHEMES = {
+    torch.per_tensor_affine: "per_tensor_affine", torch.per_tensor_symmetric: "per_tensor_symmetric",
+    torch.per_channel_affine: "per_channel_affine", torch.per_channel_symmetric: "per_channel_symmetric",
+}
+_QSCHEMES_BY_NAME = {v: k for k, v in _QSCHEMES.items()}
+
+
+class ConversionError(ValueError):
+    """The GraphModule holds something graph format v1 cannot express (named in the message)."""
+
+
+# --- reading a GraphModule ----------------------------------------------------------------------
+
+def _target_name(node):
+    t = node.target
+    if isinstance(t, str):
+        return t
+    if t is operator.getitem:
+        return "getitem"
+    if isinstance(t, torch._ops.OpOverload):
+        return str(t)  # "aten.convolution.default"
+    name = getattr(t, "__name__", None) or str(t)
+    module = getattr(t, "__module__", None)
+    return name if module in (None, "_operator", "operator", "builtins") else f"{module}.{name}"
+
+
+def _tensor_entries(value):
+    """The tensors a node produces, from meta "val" (FakeTensor) or "tensor_meta" (TensorMetadata)."""
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)) and not hasattr(value, "shape"):
+        return [_one_tensor(v) for v in value]
+    return [_one_tensor(value)]
+
+
+def _one_tensor(v):
+    if v is None or not hasattr(v, "dtype") or not hasattr(v, "shape"):
+        return None
+    dtype = _DTYPES.get(v.dtype)
+    if dtype is None:
+        raise ConversionError(f"dtype {v.dtype} has no name in graph format v1")
+    shape = []
+    for s in v.shape:
+        try:
+            shape.append(int(s))
+        except (TypeError, ValueError):  # a symbolic size: unknown
+            shape.append(-1)
+    return {"dtype": dtype, "shape": shape}
+
+
+def _node_tensors(node):
+    meta = node.meta
+    for key in ("val", "tensor_meta"):
+        if key in meta:
+            entries = _tensor_entries(meta[key])
+            if entries is not None:
+                return entries
+    return None
+
+
+def _literal(v, ref):
+    """One argument value in format v1: tensor references through ``ref``, literals as JSON values."""
+    if isinstance(v, torch.fx.Node):
+        return ref(v)
+    if v is None or isinstance(v, (bool, int, str)):
+        return v
+    if isinstance(v, float):
+        # JSON has no inf/nan; FX graphs use them (masked_fill, clamp): kept as strings.
+        return v if math.isfinite(v) else str(v)
+    if isinstance(v, (list, tuple)):
+        return [_literal(e, ref) for e in v]
+    if isinstance(v, torch.dtype):
+        return _DTYPES.get(v, str(v))
+    if isinstance(v, (torch.device, torch.layout, torch.memory_format)):
+        return str(v)
+    if isinstance(v, slice):
+        return [_literal(v.start, ref), _literal(v.stop, ref), _literal(v.step, ref)]
+    return str(v)
+
+
+def _module_path(node):
+    stack = node.meta.get("nn_module_stack")
+    if not stack:
+        return None
+    path = list(stack.values())[-1]
+    path = path[0] if isinstance(path, tuple) else path
+    # torch.export / dynamo spell the root "L['self']" or "L__self__"; the format wants "layer1.0.conv1".
+    for prefix in ("L['self'].", "L['self']", "L__self___", "L__self__"):
+        if path.startswith(prefix):
+            path = path[len(prefix):]
+            break
+    return path or None
+
+
+def _spec_attr(spec, name, default=None):
+    if isinstance(spec, dict):
+        return spec.get(name, default)
+    return getattr(spec, name, default)
+
+
+def _block_size(spec):
+    """ExecuTorch passes LPBQ block sizes in the weight observer's partial keywords."""
+    bs = _spec_attr(spec, "block_size")
+    if bs is None:
+        ctr = _spec_attr(spec, "observer_or_fake_quant_ctr")
+        partial = getattr(ctr, "p", ctr)
+        bs = (getattr(partial, "keywords", None) or {}).get("block_size")
+    return [int(b) for b in bs] if bs is not None else None
+
+
+def _spec_to_v1(spec, name_of):
+    """A PyTorch quantization spec (object or write_back's dict) -> a format v1 qspec dict."""
+    if spec is None:
+        return None
+    shared = _spec_attr(spec, "shared_with", _spec_attr(spec, "edge_or_node"))
+    if shared is not None:
+        if isinstance(shared, torch.fx.Node):
+            ref = {"node": name_of(shared)}
+            out = _spec_attr(spec, "output", 0)
+            if out:
+                ref["output"] = out
+            return {"shared_with": ref}
+        producer, consumer = shared
+        return {"shared_with": {"edge": [name_of(producer), name_of(consumer)]}}
+    dtype = _spec_attr(spec, "dtype")
+    if dtype is None:
+        raise ConversionError(f"quantization spec without a dtype: {spec!r}")
+    d = {"dtype": _DTYPES.get(dtype) or str(dtype).replace("torch.", "")}
+    for key in ("quant_min", "quant_max"):
+        v = _spec_attr(spec, key)
+        if v is not None:
+            d[key] = int(v)
+    qscheme = _spec_attr(spec, "qscheme")
+    if qscheme is not None:
+        d["qscheme"] = _QSCHEMES.get(qscheme) or str(qscheme).replace("torch.", "")
+    ch_axis = _spec_attr(spec, "ch_axis")
+    if ch_axis is not None:
+        d["ch_axis"] = int(ch_axis)
+    block_size = _block_size(spec)
+    if block_size:
+        d["block_size"] = block_size
+    for key in ("scale", "zero_point"):
+        v = _spec_attr(spec, key)
+        if v is None:
+            continue
+        if isinstance(v, torch.Tensor):
+            v = v.tolist()
+        cast = float if key == "scale" else int
+        d[key] = [cast(e) for e in v] if isinstance(v, (list, tuple)) else cast(v)
+    return d
+
+
+def _annotation(node):
+    """(input spec of an argument node, output spec of output i) from node.meta, either flavour."""
+    ann = node.meta.get(ANNOTATION_KEY)
+    if ann is None:
+        ann = node.meta.get(TORCH_ANNOTATION_KEY)
+    if ann is None:
+        return {}, []
+    inputs = _spec_attr(ann, "input_qspec_map") or {}
+    outputs = _spec_attr(ann, "output_qspecs")
+    if outputs is None:
+        out = _spec_attr(ann, "output_qspec")
+        outputs = [out] if out is not None else []
+    return inputs, list(outputs)
+
+
+def _parameter_names(module):
+    if module is None:
+        return {}
+    names = {id(p): n for n, p in module.named_parameters(remove_duplicate=False)}
+    names.update({id(b): n for n, b in module.named_buffers(remove_duplicate=False)})
+    return names
+
+
+def _signature_kinds(program):
+    """torch.export: placeholder name -> ("parameter" | "constant", FQN) for lifted weights."""
+    kinds = {}
+    sig = getattr(program, "graph_signature", None)
+    if sig is None:
+        return kinds
+    for spec in getattr(sig, "input_specs", ()):
+        kind = getattr(getattr(spec, "kind", None), "name", "")
+        arg_name = getattr(getattr(spec, "arg", None), "name", None)
+        if arg_name is None:
+            continue
+        if kind == "PARAMETER":
+            kinds[arg_name] = ("parameter", spec.target)
+        elif kind in ("BUFFER", "CONSTANT_TENSOR"):
+            kinds[arg_name] = ("constant", spec.target)
+    return kinds
+
+
+def to_dict(gm, name=None, module=None):
+    """A GraphModule (make_fx) or ExportedProgram (torch.export) as a graph format v1 dict.
+
+    ``module``: the nn.Module it was traced from; for graphs without ``nn_module_stack``
+    (make_fx) it names parameters' owners, which become the module paths of the nodes using them.
+    """
+    lifted = _signature_kinds(gm)
+    if hasattr(gm, "graph_module"):  # ExportedProgram
+        gm = gm.graph_module
+    param_names = _parameter_names(module)
+    owner = {}  # fx node -> module path of the parameter it reads
+    nodes = []
+    for node in gm.graph.nodes:
+        d = {"name": node.name}
+        inputs, outputs = _annotation(node)
+        input_specs = {}
+        for arg_node, spec in inputs.items():
+            input_specs[arg_node] = _spec_to_v1(spec, lambda n: n.name)
+
+        def ref(arg, _specs=input_specs):
+            r = {"ref": arg.name}
+            spec = _specs.get(arg)
+            if spec is not None:
+                r["qspec"] = spec
+            return r
+
+        if node.op == "placeholder":
+            kind, fqn = lifted.get(node.name, ("input", None))
+            d["kind"] = kind
+            if fqn:
+                d["meta"] = {"fqn": fqn}
+        elif node.op == "get_attr":
+            value = gm
+            for part in node.target.split("."):
+                value = getattr(value, part, None)
+            d["kind"] = "parameter" if isinstance(value, torch.nn.Parameter) else "constant"
+            fqn = param_names.get(id(value))
+            if fqn:
+                d["meta"] = {"fqn": fqn}
+                owner[node] = fqn.rpartition(".")[0]
+        elif node.op == "output":
+            d["kind"] = "output"
+        elif node.op in ("call_function", "call_method", "call_module"):
+            d["kind"] = "call"
+            d["target"] = _target_name(node) if node.op == "call_function" else f"{node.op}:{node.target}"
+        else:
+            raise ConversionError(f"node {node.name}: unknown FX op {node.op!r}")
+
+        if node.op in ("call_function", "call_method", "call_module", "output"):
+            d["args"] = [_literal(a, ref) for a in node.args]
+            if node.kwargs:
+                d["kwargs"] = {k: _literal(v, ref) for k, v in node.kwargs.items()}
+        if node.op != "output":
+            tensors = _node_tensors(node)
+            if tensors is None and node.op == "get_attr" and isinstance(value, torch.Tensor):
+                tensors = [_one_tensor(value)]
+            if tensors and any(t is not None for t in tensors):
+                outs = []
+                for i, t in enumerate(tensors):
+                    if t is None:  # a non-tensor element of a tuple result: keeps the indices right
+                        t = {"dtype": "int64", "shape": []}
+                    spec = _spec_to_v1(outputs[i], lambda n: n.name) if i < len(outputs) else None
+                    if spec is not None:
+                        t = dict(t, qspec=spec)
+                    outs.append(t)
+                d["outputs"] = outs
+        path = _module_path(node)
+        if path is None and node.op in ("call_function", "call_method", "call_module"):
+            owners = [owner[a] for a in node.all_input_nodes if a in owner]
+            path = owners[0] if owners else None
+        if path:
+            d["module"] = path
+        nodes.append(d)
+    graph = {"format": "qnnrules-graph", "version": 1, "nodes": nodes}
+    graph_name = name or (type(module).__name__ if module is not None else None)
+    if graph_name:
+        graph["name"] = graph_name
+    return graph
+
+
+def from_fx(gm, name=None, module=None):
+    """A GraphModule or ExportedProgram as a :class:`qnnrules.Graph` (see to_dict)."""
+    d = to_dict(gm, name=name, module=module)
+    return _qnnrules.Graph.from_dict(d, d.get("name", "<fx>"))
+
+
+def save(gm, path, name=None, module=None, indent=1):
+    """Writes the graph (with its annotations) as a JSON file for ``qnn-validate``; returns the path."""
+    from_fx(gm, name=name, module=module).save(path, indent=indent)
+    return path
+
+
+# --- writing annotations back -------------------------------------------------------------------
+
+def _spec_to_torch(spec, fx_nodes):
+    if "shared_with" in spec:
+        ref = spec["shared_with"]
+        if "edge" in ref:
+            producer, consumer = ref["edge"]
+            return {"shared_with": (fx_nodes[producer], fx_nodes[consumer])}
+        out = {"shared_with": fx_nodes[ref["node"]]}
+        if ref.get("output"):
+            out["output"] = ref["output"]
+        return out
+    out = {"dtype": _DTYPES_BY_NAME.get(spec["dtype"], spec["dtype"])}
+    for key in ("quant_min", "quant_max"):
+        if key in spec:
+            out[key] = spec[key]
+    out["qscheme"] = _QSCHEMES_BY_NAME[spec.get("qscheme", "per_tensor_affine")]
+    for key in ("ch_axis", "block_size", "scale", "zero_point"):
+        if key in spec:
+            out[key] = spec[key]
+    return out
+
+
+def _tensor_refs(value):
+    if isinstance(value, dict) and "ref" in value:
+        yield value
+    elif isinstance(value, list):
+        for e in value:
+            yield from _tensor_refs(e)
+    elif isinstance(value, dict):
+        for e in value.values():
+            yield from _tensor_refs(e)
+
+
+def write_back(gm, graph):
+    """Puts ``graph``'s annotations onto the matching nodes of ``gm`` (by node name) as
+    ``node.meta["qnnrules_annotation"]``; nodes without any annotation lose a stale one.
+    Returns the number of nodes annotated."""
+    if hasattr(gm, "graph_module"):
+        gm = gm.graph_module
+    fx_nodes = {n.name: n for n in gm.graph.nodes}
+    count = 0
+    for nd in graph.to_dict()["nodes"]:
+        fx = fx_nodes.get(nd["name"])
+        if fx is None:
+            raise ConversionError(f"graph node '{nd['name']}' is not in the GraphModule")
+        input_map = {}
+        for r in _tensor_refs(nd.get("args", []) + [nd.get("kwargs", {})]):
+            if "qspec" in r:
+                input_map[fx_nodes[r["ref"]]] = _spec_to_torch(r["qspec"], fx_nodes)
+        output_specs = [_spec_to_torch(o["qspec"], fx_nodes) if "qspec" in o else None
+                        for o in nd.get("outputs", [])]
+        if not input_map and not any(s is not None for s in output_specs):
+            fx.meta.pop(ANNOTATION_KEY, None)
+            continue
+        ann = {"input_qspec_map": input_map, "output_qspec": output_specs[0] if output_specs else None}
+        if len(output_specs) > 1:
+            ann["output_qspecs"] = output_specs
+        fx.meta[ANNOTATION_KEY] = ann
+        count += 1
+    return count
+
+
+def annotate(engine, gm, config="8a8w", recipe=None, name=None, module=None):
+    """Annotates ``gm`` with the engine's rules and a quantization config (e.g. "8a8w",
+    "16a8w:per_channel"), writes the specs back onto its nodes and returns the annotated
+    :class:`qnnrules.Graph`."""
+    graph = engine.annotate(from_fx(gm, name=name, module=module), config, recipe=recipe)
+    write_back(gm, graph)
+    return graph
+
+
+def validate(engine, gm, name=None, module=None):
+    """engine.validate on the GraphModule as annotated (its node.meta annotations)."""
+    return engine.validate(from_fx(gm, name=name, module=module))
