@@ -204,7 +204,6 @@ void Partitioner::classify() {
     }
     const Rule* rule = node.targetId == Node::kNoTarget ? nullptr : ruleOfTarget[node.targetId];
     const Diagnostic* err = firstError_[i] >= 0 ? &validation_.diagnostics[firstError_[i]] : nullptr;
-    nd.invalid = err != nullptr;
     if (rule && rule->kind == RuleKind::kStructural && !byPolicy[i]) {
       nd.role = NodeRole::kFollower;
       continue;  // placed with its producer during partitioning
@@ -229,10 +228,11 @@ void Partitioner::classify() {
       f.code = DiagCode::kArchGate;
       f.ruleId = rule->id;
       if (!f.mark.known()) f.mark = rule->mark;
-    } else if (err && options_.strict) {
-      fallback(i, reasonOf(err->code), err);
     } else {
-      nd.placement = Placement::kDelegated;
+      // Supported here: any error is a validation failure of this node's annotation.
+      nd.invalid = err != nullptr;
+      if (err && options_.strict) fallback(i, reasonOf(err->code), err);
+      else nd.placement = Placement::kDelegated;
     }
   }
 }

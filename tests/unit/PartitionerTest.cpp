@@ -69,6 +69,7 @@ TEST(Partitioner, OneUnsupportedOpInTheMiddleYieldsTwoPartitionsAndNamesIt) {
   EXPECT_EQ(f.ruleId, "htp.nonzero");
   EXPECT_EQ(nodeOf(r, "n2").placement, Placement::kCpu);
   EXPECT_EQ(nodeOf(r, "n2").partition, -1);
+  EXPECT_FALSE(nodeOf(r, "n2").invalid);  // not a validation failure: the op is simply unsupported
 }
 
 TEST(Partitioner, OpWithoutRuleFallsBackAsNoRule) {
