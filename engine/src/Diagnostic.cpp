@@ -44,6 +44,12 @@ std::string_view diagCodeName(DiagCode c) {
     case DiagCode::kGraphSyntax: return "graph-syntax";
     case DiagCode::kGraphSchema: return "graph-schema";
     case DiagCode::kGraphLimit: return "graph-limit";
+    case DiagCode::kOverrideUnmatched: return "override-unmatched";
+    case DiagCode::kOverrideTie: return "override-tie";
+    case DiagCode::kDiscarded: return "discarded";
+    case DiagCode::kNotAnnotated: return "not-annotated";
+    case DiagCode::kQdqMismatch: return "qdq-mismatch";
+    case DiagCode::kNoStatistics: return "no-statistics";
   }
   return "unknown";
 }

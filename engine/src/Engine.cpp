@@ -1,5 +1,7 @@
 #include "qnnrules/Engine.h"
 
+#include "qnnrules/Partitioner.h"
+
 namespace qnnrules {
 
 Engine::Engine(EngineOptions options) : options_(std::move(options)) {
@@ -39,12 +41,80 @@ Engine::Engine(EngineOptions options) : options_(std::move(options)) {
     return;
   }
   rules_ = load.rules;
+  status_ = resolveBackendOptions();
+}
+
+Status Engine::resolveBackendOptions() {
+  auto table = std::make_shared<BackendOptionTable>();
+  for (const std::filesystem::path& dir : registry_->searchPath()) {
+    std::filesystem::path file = dir / "backend_options.yaml";
+    std::error_code ec;
+    if (std::filesystem::exists(file, ec)) loadBackendOptionsFile(file, file.string(), *table, loadErrors_);
+  }
+  if (!loadErrors_.empty())
+    return Status(StatusCode::kRuleError, std::to_string(loadErrors_.size()) + " error(s) in backend_options.yaml");
+  optionTable_ = table;
+  OptionResolution r = qnnrules::resolveBackendOptions(*optionTable_, options_.backend, options_.backendOptions);
+  backendOptions_ = std::move(r.options);
+  if (r.ok()) return Status::ok();
+  loadErrors_ = std::move(r.errors);
+  return Status(StatusCode::kInvalidArgument,
+                std::to_string(loadErrors_.size()) + " bad backend option(s) for " + options_.backend);
+}
+
+GraphAnalysis Engine::analyze(const Graph& graph) const {
+  GraphAnalysis a;
+  a.validation = validateGraph(graph, *rules_, soc_, options_.validate);
+  PartitionOptions po;
+  po.strict = options_.mode == Mode::kStrict;
+  po.requireFullDelegation = options_.requireFullDelegation;
+  a.delegation = partitionGraph(graph, *rules_, soc_, a.validation, po);
+  applyMode(a.validation, options_.mode);
+  return a;
 }
 
 ValidationResult Engine::validate(const Graph& graph) const {
   ValidationResult r = validateGraph(graph, *rules_, soc_, options_.validate);
   applyMode(r, options_.mode);
   return r;
+}
+
+AnnotateResult Engine::annotate(Graph& graph, const AnnotateOptions& options) const {
+  AnnotateResult result;
+  // quant_configs.yaml: an explicit file, else the last rules directory that has one (so an
+  // overlay can replace the built-in configs).
+  std::filesystem::path configFile = options.configFile;
+  if (configFile.empty()) {
+    const auto& dirs = registry_->searchPath();
+    for (auto it = dirs.rbegin(); it != dirs.rend() && configFile.empty(); ++it)
+      if (std::filesystem::exists(*it / "quant_configs.yaml")) configFile = *it / "quant_configs.yaml";
+  }
+  if (configFile.empty()) {
+    result.status = Status(StatusCode::kNotFound, "no quant_configs.yaml in the rules search path");
+    return result;
+  }
+  QuantConfigTable configs;
+  loadQuantConfigFile(configFile, configFile.string(), configs, result.loadErrors);
+  if (!result.loadErrors.empty()) {
+    result.status = Status(StatusCode::kRuleError, "the quantization config file has errors", configFile.string());
+    return result;
+  }
+  Recipe fileRecipe;
+  const Recipe* recipe = options.recipe;
+  if (!options.recipeFile.empty()) {
+    loadRecipeFile(options.recipeFile, options.recipeFile, configs, fileRecipe, result.loadErrors);
+    if (!result.loadErrors.empty()) {
+      result.status = Status(StatusCode::kRuleError, "the recipe file has errors", options.recipeFile);
+      return result;
+    }
+    recipe = &fileRecipe;
+  }
+  StatusOr<ConfigSelection> sel = parseConfigSelection(configs, options.config);
+  if (!sel.isOk()) {
+    result.status = sel.status();
+    return result;
+  }
+  return annotateGraph(graph, *rules_, configs, *sel, recipe, options);
 }
 
 }  // namespace qnnrules

@@ -380,7 +380,7 @@ class Reader {
       wrongType("an output object {dtype, shape, qspec}", o);
       return;
     }
-    checkKeys(o, {"dtype", "shape", "qspec", "meta"});
+    checkKeys(o, {"dtype", "shape", "qspec", "stats", "meta"});
     TensorMeta meta;
     if (std::optional<V> dt = find(o, "dtype")) {
       PathScope s(path_, "dtype");
@@ -407,7 +407,62 @@ class Reader {
       PathScope s(path_, "qspec");
       if (q->kind() != Kind::kNull) meta.qspec = readQSpec(*q);
     }
+    if (std::optional<V> st = find(o, "stats")) {
+      PathScope s(path_, "stats");
+      meta.stats = readStats(*st);
+    }
     node.outputs.push_back(std::move(meta));
+  }
+
+  // Calls one(x) for a value, or for each element (with its JSON pointer) of a list.
+  template <typename F>
+  void oneOrMany(const V& v, F&& one) {
+    if (v.kind() != Kind::kArray) {
+      one(v);
+      return;
+    }
+    v.forEach([&](size_t i, const V& e) {
+      PathScope is(path_, i);
+      one(e);
+    });
+  }
+
+  // Calibration statistics (docs/graph-format.md "Statistics"): min/max as numbers or lists.
+  std::optional<TensorStats> readStats(const V& st) {
+    if (st.kind() != Kind::kObject) {
+      wrongType("a statistics object {min, max, axis?, blocks?}", st);
+      return std::nullopt;
+    }
+    checkKeys(st, {"min", "max", "axis", "blocks"});
+    TensorStats t;
+    size_t errorsBefore = out_.errors.size();
+    auto numbers = [&](const char* key, std::vector<double>& out) {
+      std::optional<V> v = find(st, key);
+      if (!v) {
+        missing(key, "the observed range");
+        return;
+      }
+      PathScope s(path_, key);
+      oneOrMany(*v, [&](const V& x) {
+        if (!isNumber(x) || !std::isfinite(x.f64())) wrongType("a finite number", x);
+        else out.push_back(x.f64());
+      });
+    };
+    numbers("min", t.min);
+    numbers("max", t.max);
+    if (std::optional<V> v = find(st, "axis")) {
+      PathScope s(path_, "axis");
+      if (auto a = integer<int32_t>(*v, 0, 64, "a channel axis")) t.axis = *a;
+    }
+    if (std::optional<V> v = find(st, "blocks")) {
+      PathScope s(path_, "blocks");
+      if (auto b = integer<int64_t>(*v, 1, INT32_MAX, "a block count (>= 1)")) t.blocks = *b;
+    }
+    if (t.min.size() != t.max.size() || t.min.empty())
+      error("stats min and max need the same, non-zero number of values", "as many max values as min values",
+            std::to_string(t.min.size()) + " min, " + std::to_string(t.max.size()) + " max");
+    if (out_.errors.size() != errorsBefore) return std::nullopt;
+    return t;
   }
 
   // Argument values: null, bool, int, float, string, lists, and tensor references.
@@ -606,28 +661,14 @@ class Reader {
         }
         spec.scales.push_back(d);
       };
-      if (v->kind() == Kind::kArray) {
-        v->forEach([&](size_t i, const V& e) {
-          PathScope is(path_, i);
-          one(e);
-        });
-      } else {
-        one(*v);
-      }
+      oneOrMany(*v, one);
     }
     if (std::optional<V> v = find(q, "zero_point")) {
       PathScope s(path_, "zero_point");
       auto one = [&](const V& x) {
         if (auto z = integer<int64_t>(x, kLo, kHi, "an integer zero point")) spec.zeroPoints.push_back(*z);
       };
-      if (v->kind() == Kind::kArray) {
-        v->forEach([&](size_t i, const V& e) {
-          PathScope is(path_, i);
-          one(e);
-        });
-      } else {
-        one(*v);
-      }
+      oneOrMany(*v, one);
     }
     if (out_.errors.size() != errorsBefore) return std::nullopt;
     return spec;

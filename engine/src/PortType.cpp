@@ -5,12 +5,17 @@
 namespace qnnrules {
 namespace {
 
-struct Range {
-  int64_t min;
-  int64_t max;
-};
 
-Range fullRange(ScalarType t) {
+// Bits needed to hold `levels` distinct codes.
+int bitsFor(uint64_t levels) {
+  int bits = 0;
+  while (bits < 64 && (uint64_t{1} << bits) < levels) ++bits;
+  return bits;
+}
+
+}  // namespace
+
+QuantRange fullQuantRange(ScalarType t) {
   switch (t) {
     case ScalarType::kInt8: return {-128, 127};
     case ScalarType::kUInt8: return {0, 255};
@@ -21,15 +26,6 @@ Range fullRange(ScalarType t) {
     default: return {0, 0};
   }
 }
-
-// Bits needed to hold `levels` distinct codes.
-int bitsFor(uint64_t levels) {
-  int bits = 0;
-  while (bits < 64 && (uint64_t{1} << bits) < levels) ++bits;
-  return bits;
-}
-
-}  // namespace
 
 PortType portTypeOf(ScalarType dtype) {
   PortType p;
@@ -54,7 +50,7 @@ PortType portTypeOf(ScalarType dtype) {
 
 PortType portTypeOf(const QuantSpec& spec) {
   if (isFloatType(spec.dtype)) return portTypeOf(spec.dtype);  // e.g. fp16 "annotation"
-  Range full = fullRange(spec.dtype);
+  QuantRange full = fullQuantRange(spec.dtype);
   int64_t qmin = spec.quantMin.value_or(full.min);
   int64_t qmax = spec.quantMax.value_or(full.max);
   PortType p;

@@ -322,4 +322,19 @@ void guarded(StrictYamlReader& l, F&& f) {
   }
 }
 
+// Reads a file and hands its text to loadText; a file that cannot be read is one error.
+template <typename LoadText>
+void loadFileWith(const std::filesystem::path& file, const std::string& displayPath, const LoadLimits& limits,
+                  DiagnosticList& errors, std::string_view what, LoadText&& loadText) {
+  std::optional<std::string> text;
+  try {
+    text = readFile(file, displayPath, limits, errors, what);
+  } catch (...) {
+    StrictYamlReader l(displayPath, errors);
+    l.error(DiagCode::kYamlSyntax, l.fileMark(), "cannot read " + std::string(what) + " '" + displayPath + "'");
+    return;
+  }
+  if (text) loadText(*text);
+}
+
 }  // namespace qnnrules::strictyaml

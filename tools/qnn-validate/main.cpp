@@ -9,11 +9,15 @@
 
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "qnnrules/Engine.h"
+#include "qnnrules/Encodings.h"
 #include "qnnrules/GraphReader.h"
+#include "qnnrules/GraphWriter.h"
+#include "qnnrules/QdqReader.h"
 
 namespace {
 
@@ -32,7 +36,14 @@ struct CliOptions {
   bool listRules = false;
   bool listSocs = false;
   std::string logLevel = "warn";
+  // Annotation (docs/annotation.md)
+  std::string annotate;     // config selection, e.g. 16a4w:per_channel
+  std::string recipe;
+  std::string output;       // annotated graph
+  std::string explainNode;
+  std::string encodings;    // encodings JSON from the graph's statistics
 };
+
 
 void printDiagnostics(const qnnrules::DiagnosticList& diags, std::ostream& os) {
   for (const qnnrules::Diagnostic& d : diags) os << qnnrules::formatText(d);
@@ -54,6 +65,79 @@ int badInput(const std::string& what, const qnnrules::Status& status, const qnnr
     std::cerr << " (" << status.fragment() << ")";
   std::cerr << "\n";
   return kExitBadInput;
+}
+
+// What happens to a graph between reading and validation: QDQ folding, annotation.
+struct Prepared {
+  qnnrules::Graph graph;
+  qnnrules::DiagnosticList diagnostics;  // shown before the validation diagnostics
+  std::optional<qnnrules::AnnotateResult> annotation;
+  size_t qdqNodes = 0;
+};
+
+void printExplanation(const qnnrules::NodeExplanation& e, std::ostream& os) {
+  os << "node '" << e.node << "' (" << e.op << ")\n"
+     << "  rule:       " << e.rule << "\n  pattern:    " << e.pattern << "\n  config:     " << e.config
+     << "\n  decided by: " << e.decidedBy << "\n";
+  for (const qnnrules::PortDecision& p : e.ports)
+    os << "  " << p.port << ": " << p.spec << "\n      from " << p.source << "\n";
+}
+
+nlohmann::json explanationJson(const qnnrules::NodeExplanation& e) {
+  nlohmann::json ports = nlohmann::json::array();
+  for (const qnnrules::PortDecision& p : e.ports) ports.push_back({{"port", p.port}, {"spec", p.spec}, {"source", p.source}});
+  return {{"node", e.node}, {"op", e.op}, {"rule", e.rule}, {"pattern", e.pattern},
+          {"config", e.config}, {"decided_by", e.decidedBy}, {"ports", ports}};
+}
+
+// Folds Q/DQ nodes and annotates as asked. Returns an exit code when the run must stop.
+std::optional<int> prepare(const qnnrules::Engine& engine, const CliOptions& o, qnnrules::Graph graph, Prepared& p) {
+  if (qnnrules::isQdqGraph(graph)) {
+    qnnrules::QdqFoldResult folded = qnnrules::foldQdq(graph);
+    if (!folded.status.isOk()) return badInput("graph", folded.status, folded.diagnostics, o.format);
+    p.qdqNodes = folded.quantizeNodes + folded.dequantizeNodes;
+    p.diagnostics = std::move(folded.diagnostics);
+    graph = std::move(folded.graph);
+  }
+  if (!o.annotate.empty()) {
+    qnnrules::AnnotateOptions ao;
+    ao.config = o.annotate;
+    ao.recipeFile = o.recipe;
+    ao.strict = !o.warn;
+    ao.explainNode = o.explainNode;
+    qnnrules::AnnotateResult r = engine.annotate(graph, ao);
+    if (!r.status.isOk()) return badInput("annotation", r.status, r.loadErrors, o.format);
+    p.diagnostics.insert(p.diagnostics.end(), r.diagnostics.begin(), r.diagnostics.end());
+    p.annotation = std::move(r);
+  }
+  p.graph = std::move(graph);
+  return std::nullopt;
+}
+
+// Writes the annotated graph and the encodings when asked, unless the run failed.
+int writeOutputs(const qnnrules::Engine& engine, const CliOptions& o, const Prepared& p, bool failed) {
+  if (o.output.empty() && o.encodings.empty()) return kExitValid;
+  if (failed) {
+    std::cerr << "qnn-validate: violations found; nothing written\n";
+    return kExitViolations;
+  }
+  const std::string config = p.annotation ? p.annotation->config : "";
+  const bool qat = p.annotation && p.annotation->qat;
+  if (!o.output.empty()) {
+    qnnrules::GraphWriteOptions wo;
+    wo.annotatedWith = config;
+    wo.qat = qat;
+    qnnrules::Status st = qnnrules::writeGraphFile(p.graph, o.output, wo);
+    if (!st.isOk()) return badInput("output", st, {}, "text");
+  }
+  if (!o.encodings.empty()) {
+    qnnrules::EncodingsResult enc = qnnrules::computeEncodings(p.graph, engine.rules());
+    printDiagnostics(enc.diagnostics, std::cerr);
+    qnnrules::Status st = qnnrules::writeFileAtomically(
+        o.encodings, qnnrules::encodingsToJson(enc, p.graph.name, config, qat));
+    if (!st.isOk()) return badInput("encodings", st, {}, "text");
+  }
+  return kExitValid;
 }
 
 int listRules(qnnrules::Engine& engine) {
@@ -92,13 +176,19 @@ int run(const CliOptions& o) {
   qnnrules::GraphReadResult read = qnnrules::readGraphFile(o.graphPath);
   if (!read.ok()) return badInput("graph", read.status, read.errors, o.format);
 
-  qnnrules::ValidationResult result = engine.validate(read.graph);
+  Prepared prep;
+  if (std::optional<int> rc = prepare(engine, o, std::move(read.graph), prep)) return *rc;
+  qnnrules::ValidationResult result = engine.validate(prep.graph);
+  result.diagnostics.insert(result.diagnostics.begin(), prep.diagnostics.begin(), prep.diagnostics.end());
+  qnnrules::applyMode(result, o.warn ? qnnrules::Mode::kWarn : qnnrules::Mode::kStrict);
   const bool failed = !o.warn && !result.ok();
+  const qnnrules::NodeExplanation* explanation =
+      prep.annotation && prep.annotation->explanation ? &*prep.annotation->explanation : nullptr;
   const std::string mode = o.warn ? "warn" : "strict";
   const std::string arch(qnnrules::htpArchName(engine.soc().htpArch));
   if (o.format == "json") {
     nlohmann::json j = {
-        {"graph", read.graph.name.empty() ? o.graphPath : read.graph.name},
+        {"graph", prep.graph.name.empty() ? o.graphPath : prep.graph.name},
         {"backend", o.backend},
         {"soc", engine.soc().name},
         {"htp_arch", arch},
@@ -108,14 +198,27 @@ int run(const CliOptions& o) {
                      {"errors", result.errorCount()}, {"warnings", result.warningCount()}}},
         {"diagnostics", nlohmann::json::parse(qnnrules::formatJsonArray(result.diagnostics))},
     };
+    if (prep.annotation)
+      j["annotation"] = {{"config", prep.annotation->config}, {"qat", prep.annotation->qat},
+                         {"nodes_annotated", prep.annotation->nodesAnnotated},
+                         {"nodes_kept", prep.annotation->nodesKept},
+                         {"nodes_discarded", prep.annotation->nodesDiscarded}};
+    if (prep.qdqNodes) j["qdq_nodes_folded"] = prep.qdqNodes;
+    if (explanation) j["explanation"] = explanationJson(*explanation);
     std::cout << j.dump(2) << "\n";
   } else {
     for (const qnnrules::Diagnostic& d : result.diagnostics) std::cout << qnnrules::formatText(d) << "\n";
+    if (explanation) printExplanation(*explanation, std::cout);
+    if (prep.annotation)
+      std::cout << "annotated with " << prep.annotation->config << ": " << prep.annotation->nodesAnnotated
+                << " node(s) annotated, " << prep.annotation->nodesKept << " kept, "
+                << prep.annotation->nodesDiscarded << " discarded\n";
     std::cout << o.graphPath << ": " << result.nodesChecked << " op nodes checked against " << o.backend
               << " rules for " << engine.soc().name << " (HTP " << arch << "), " << mode << " mode: "
               << result.errorCount() << " error(s), " << result.warningCount() << " warning(s)"
               << (failed ? " - INVALID" : (result.diagnostics.empty() ? " - valid" : "")) << "\n";
   }
+  if (int rc = writeOutputs(engine, o, prep, failed); rc != kExitValid) return rc;
   return failed ? kExitViolations : kExitValid;
 }
 
@@ -133,6 +236,13 @@ int main(int argc, char** argv) {
   app.add_option("--rules", o.ruleDirs, "overlay rules directory (repeatable; after QNNRULES_PATH)");
   app.add_flag("--list-rules", o.listRules, "list the backend's rules and where each came from");
   app.add_flag("--list-socs", o.listSocs, "list known SoCs");
+  auto* annotate = app.add_option("--annotate", o.annotate,
+                                  "annotate first with CONFIG (NAME[:per_tensor|per_channel|per_block][,sym][,qat])");
+  app.add_option("--recipe", o.recipe, "recipe YAML of overrides (with --annotate)")->needs(annotate);
+  app.add_option("--output", o.output, "write the annotated graph here (atomically; not on violations)");
+  app.add_option("--explain-node", o.explainNode, "say which config, override and rule decided each port of NAME")
+      ->needs(annotate);
+  app.add_option("--encodings", o.encodings, "write encodings computed from the graph's min/max statistics");
   app.add_option("--log-level", o.logLevel, "trace, debug, info, warn, error, off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
       ->capture_default_str();

@@ -49,6 +49,13 @@ enum class DiagCode : uint16_t {
   kGraphSyntax = 200,
   kGraphSchema,
   kGraphLimit,
+  // --- annotation (configs, recipes, QDQ graphs, encodings) ---
+  kOverrideUnmatched = 300,  // a recipe override matches no node
+  kOverrideTie,              // overrides of equal priority matched a node; the later one won
+  kDiscarded,                // a recipe discarded the node or its op: left unannotated (runs on CPU)
+  kNotAnnotated,             // a port could not be annotated as the config asks (reason in the message)
+  kQdqMismatch,              // Q/DQ nodes around a compute node are inconsistent
+  kNoStatistics,             // a quantized tensor has no min/max statistics to compute its encoding
 };
 std::string_view diagCodeName(DiagCode c);  // "no-rule", "arch-gate", "unknown-key", ...
 

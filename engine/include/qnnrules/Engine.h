@@ -4,9 +4,13 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "qnnrules/Annotator.h"
+#include "qnnrules/BackendOptions.h"
+#include "qnnrules/DelegationReport.h"
 #include "qnnrules/Diagnostic.h"
 #include "qnnrules/Graph.h"
 #include "qnnrules/RuleRegistry.h"
@@ -22,6 +26,16 @@ struct EngineOptions {
   bool useEnvironment = true;
   std::filesystem::path builtinRulesDir;         // empty: discover
   ValidateOptions validate;
+  // Backend options as "name=value", checked against backend_options.yaml (last one in the
+  // search path wins per option); a bad one makes the engine not ok().
+  std::vector<std::string> backendOptions;
+  std::optional<bool> requireFullDelegation;     // default: the backend's policy (LPAI: required)
+};
+
+// A graph's validation (mode applied) and the delegation report built from it.
+struct GraphAnalysis {
+  ValidationResult validation;
+  DelegationReport delegation;
 };
 
 class Engine {
@@ -40,6 +54,17 @@ class Engine {
   // Validates and applies the mode (warn mode downgrades errors to warnings).
   ValidationResult validate(const Graph& graph) const;
 
+  // Annotates `graph` in place from a quantization config (and an optional recipe), following
+  // this backend's rules; validate() afterwards. On a bad config or recipe the result's status
+  // says why and the graph is untouched.
+  AnnotateResult annotate(Graph& graph, const AnnotateOptions& options) const;
+
+  // Validates, partitions as the backend's delegate would (strict mode: invalid nodes fall
+  // back to CPU), then applies the mode to the diagnostics.
+  GraphAnalysis analyze(const Graph& graph) const;
+  // Every option of the backend with its value (the user's, else the default); requires ok().
+  const std::vector<ResolvedOption>& backendOptions() const { return backendOptions_; }
+
  private:
   EngineOptions options_;
   Status status_;
@@ -47,6 +72,9 @@ class Engine {
   std::unique_ptr<RuleRegistry> registry_;
   std::shared_ptr<const RuleSet> rules_;
   SocInfo soc_;
+  Status resolveBackendOptions();
+  std::shared_ptr<const BackendOptionTable> optionTable_;  // backendOptions_ point into it
+  std::vector<ResolvedOption> backendOptions_;
 };
 
 }  // namespace qnnrules

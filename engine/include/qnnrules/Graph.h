@@ -48,10 +48,21 @@ struct Argument {
   static Argument integer(int64_t v) { Argument a; a.kind = Kind::kInt; a.i = v; return a; }
 };
 
+// Observed value ranges from calibration, from which encodings are computed (Encodings.h).
+// Per-tensor: one min and one max. Per-channel: one per channel along `axis`. Per-block:
+// `blocks` values per channel, channel-major (LPBQ weights).
+struct TensorStats {
+  std::vector<double> min;
+  std::vector<double> max;
+  int32_t axis = -1;   // -1: per-tensor
+  int64_t blocks = 0;  // 0: not block-wise
+};
+
 struct TensorMeta {
   ScalarType dtype = ScalarType::kFloat32;
   std::vector<int64_t> shape;
   std::optional<QuantSpec> qspec;   // annotation of this output
+  std::optional<TensorStats> stats; // calibration statistics of this output, if recorded
 };
 
 struct Node {

@@ -20,6 +20,13 @@ struct PortType {
 // a block size gives BLOCKWISE_EXPANSION. Without quant_min/quant_max the dtype's full range
 // is used (torch.int32 with 0..65535 is how PyTorch spells uint16).
 PortType portTypeOf(const QuantSpec& spec);
+// The full quant range of an integer storage dtype ({0, 0} for float and bool).
+struct QuantRange {
+  int64_t min;
+  int64_t max;
+};
+QuantRange fullQuantRange(ScalarType t);
+
 // An unannotated port: its tensor dtype maps to a QNN float/integer/bool type.
 PortType portTypeOf(ScalarType tensorDtype);
 

@@ -1,0 +1,27 @@
+// Graphs after convert_pt2e carry quantize/dequantize nodes instead of annotations. This
+// folds them away: each compute node's input edges take the encoding of the dequantize node
+// in front of them, and its outputs the encoding of the quantize node after them, so the
+// same rules validate the real scales and zero points.
+#pragma once
+
+#include <cstddef>
+
+#include "qnnrules/Diagnostic.h"
+#include "qnnrules/Graph.h"
+#include "qnnrules/Status.h"
+
+namespace qnnrules {
+
+struct QdqFoldResult {
+  Graph graph;                   // compute nodes only, annotated; node names unchanged
+  DiagnosticList diagnostics;    // inconsistent Q/DQ arguments (kQdqMismatch)
+  size_t quantizeNodes = 0;
+  size_t dequantizeNodes = 0;
+  Status status;
+};
+
+// Whether the graph has quantized_decomposed quantize/dequantize nodes.
+bool isQdqGraph(const Graph& graph);
+QdqFoldResult foldQdq(const Graph& graph);
+
+}  // namespace qnnrules
