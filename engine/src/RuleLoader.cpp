@@ -28,13 +28,18 @@ namespace {
 using namespace strictyaml;  // NOLINT(google-build-using-namespace): the shared strict-YAML helpers
 
 constexpr std::array<std::string_view, 2> kTopKeys = {"version", "rules"};
-constexpr std::array<std::string_view, 10> kRuleKeys = {
-    "id", "kind", "targets", "qnn_op", "pattern", "description", "reason", "inputs", "outputs", "variants"};
+constexpr std::array<std::string_view, 12> kRuleKeys = {
+    "id", "kind", "extends", "targets", "qnn_op", "pattern", "description", "reason",
+    "inputs", "outputs", "variants", "add_variants"};
 constexpr std::array<std::string_view, 4> kInputKeys = {"name", "arg", "optional", "variadic"};
 constexpr std::array<std::string_view, 4> kOutputKeys = {"name", "index", "optional", "variadic"};
 constexpr std::array<std::string_view, 5> kVariantKeys = {"name", "description", "min_arch", "hint", "ports"};
 constexpr std::array<std::string_view, 8> kConstraintKeys = {
     "dtype", "encoding", "bitwidth", "symmetric", "axis", "scale", "offset", "shared_with"};
+constexpr std::array<std::string_view, 11> kManifestKeys = {
+    "version", "backend", "description", "extends", "exclude", "datatypes", "encodings",
+    "symmetric", "htp_arch_gates", "quantized", "why_not_quantized"};
+constexpr std::array<std::string_view, 2> kExcludeKeys = {"targets", "why"};
 constexpr std::array<std::string_view, 2> kSocTopKeys = {"version", "socs"};
 constexpr std::array<std::string_view, 6> kSocKeys = {"name", "id", "htp_arch", "vtcm_mb", "lpai", "marketing_name"};
 constexpr std::array<std::string_view, 3> kKindNames = {"op", "structural", "unsupported"};
@@ -76,6 +81,8 @@ class Loader : public strictyaml::StrictYamlReader {
  public:
   using StrictYamlReader::StrictYamlReader;
 
+  void setContext(const RuleFileContext& ctx) { ctx_ = ctx; }
+
   // --- rules ---
 
   void loadRules(const YAML::Node& root, std::vector<Rule>& out) {
@@ -103,7 +110,6 @@ class Loader : public strictyaml::StrictYamlReader {
   std::optional<Rule> parseRule(const YAML::Node& node, size_t index) {
     const size_t before = errorCount();
     Rule rule;
-    rule.mark = mark(node);
     ruleId_ = peek(node, "id");
     variant_.clear();
     const std::string scope = ruleId_.empty() ? "rule #" + std::to_string(index) : "rule '" + ruleId_ + "'";
@@ -113,6 +119,12 @@ class Loader : public strictyaml::StrictYamlReader {
       return std::nullopt;
     }
     auto in = [&](std::string_view key) { return "'" + std::string(key) + "' in " + scope; };
+
+    // `extends: <parent rule id>` starts the rule from the parent backend's rule: every key not
+    // written here is inherited (variants narrowed to this backend, see BackendManifest.h).
+    const bool inherits = m.get("extends") != nullptr;
+    const RuleKind parentKind = inherits ? parseExtends(*m.get("extends"), scope, rule) : RuleKind::kOp;
+    rule.mark = mark(node);
 
     if (const Entry* e = m.get("id")) {
       if (auto s = str(e->value, in("id"))) rule.id = *s;
@@ -132,16 +144,24 @@ class Loader : public strictyaml::StrictYamlReader {
       if (k) rule.kind = *k;
       else kindOk = false;
     }
+    if (inherits && rule.kind != parentKind) {
+      // A different kind keeps only what every kind has: targets, description, ports.
+      rule.qnnOp.clear();
+      rule.reason.clear();
+      rule.variants.clear();
+      rule.pattern = AnnotationPattern::kNone;
+    }
 
     if (const Entry* e = m.get("targets")) {
+      rule.targets.clear();
       parseTargets(e->value, in("targets"), rule);
-    } else {
+    } else if (!inherits) {
       missing(node, m, scope, "targets");
     }
 
     if (const Entry* e = m.get("description")) {
       if (auto s = str(e->value, in("description"))) rule.description = *s;
-    } else {
+    } else if (!inherits) {
       missing(node, m, scope, "description");
     }
 
@@ -150,6 +170,7 @@ class Loader : public strictyaml::StrictYamlReader {
     const Entry* pattern = m.get("pattern");
     const Entry* reason = m.get("reason");
     const Entry* variants = m.get("variants");
+    const Entry* addVariants = m.get("add_variants");
     if (qnnOp) {
       if (auto s = str(qnnOp->value, in("qnn_op"))) rule.qnnOp = *s;
     }
@@ -162,6 +183,7 @@ class Loader : public strictyaml::StrictYamlReader {
     if (reason) {
       if (auto s = str(reason->value, in("reason"))) rule.reason = *s;
     }
+    const bool inheritedOp = inherits && parentKind == RuleKind::kOp && rule.kind == RuleKind::kOp;
     if (kindOk) {
       auto onlyFor = [&](const Entry* e, std::string_view kinds) {
         error(DiagCode::kInvalidValue, mark(e->keyNode),
@@ -176,27 +198,107 @@ class Loader : public strictyaml::StrictYamlReader {
               "a '" + std::string(key) + "' key", m.keyList());
       };
       if (rule.kind == RuleKind::kOp) {
-        if (!qnnOp) requiredFor("qnn_op", "the QNN op type it lowers to");
-        if (!pattern) requiredFor("pattern", "an annotation pattern");
-        if (!variants) requiredFor("variants", "a non-empty list of variants");
+        if (!qnnOp && !inheritedOp) requiredFor("qnn_op", "the QNN op type it lowers to");
+        if (!pattern && !inheritedOp) requiredFor("pattern", "an annotation pattern");
+        if (!variants && !addVariants && !inheritedOp) requiredFor("variants", "a non-empty list of variants");
       } else {
         if (qnnOp) onlyFor(qnnOp, "op");
         if (variants) onlyFor(variants, "op");
+        if (addVariants) onlyFor(addVariants, "op");
       }
-      if (rule.kind == RuleKind::kUnsupported && !reason) requiredFor("reason", "a reason");
+      if (rule.kind == RuleKind::kUnsupported && !reason && rule.reason.empty()) requiredFor("reason", "a reason");
       if (rule.kind != RuleKind::kUnsupported && reason) onlyFor(reason, "unsupported");
+    }
+    if (variants && addVariants) {
+      error(DiagCode::kInvalidValue, mark(addVariants->keyNode),
+            scope + " gives both 'variants' and 'add_variants'; 'variants' replaces the inherited variants, "
+                    "'add_variants' adds to them",
+            "one of 'variants' or 'add_variants'", m.keyList());
+    }
+    if (addVariants && !inherits) {
+      error(DiagCode::kInvalidValue, mark(addVariants->keyNode),
+            "'add_variants' in " + scope + " adds to inherited variants, but the rule has no 'extends'",
+            "'variants', or 'extends' naming the parent rule", "'add_variants' without 'extends'");
     }
 
     bool portsOk = true;
-    if (const Entry* e = m.get("inputs")) portsOk &= parsePorts(e->value, true, scope, rule);
-    if (const Entry* e = m.get("outputs")) portsOk &= parsePorts(e->value, false, scope, rule);
+    const Entry* inputs = m.get("inputs");
+    const Entry* outputs = m.get("outputs");
+    if (inherits && (inputs || outputs)) {
+      // New ports invalidate every inherited variant (they are written per port).
+      rule.ports.clear();
+      rule.variants.clear();
+      if (!variants && rule.kind == RuleKind::kOp)
+        error(DiagCode::kInvalidValue, mark((inputs ? inputs : outputs)->keyNode),
+              scope + " redeclares its ports, so it must also give 'variants'; inherited variants are "
+                      "written for the parent's ports",
+              "'variants' next to 'inputs'/'outputs'", m.keyList());
+    }
+    if (inputs) portsOk &= parsePorts(inputs->value, true, scope, rule);
+    if (outputs) portsOk &= parsePorts(outputs->value, false, scope, rule);
 
-    if (variants && (!kindOk || rule.kind == RuleKind::kOp)) parseVariants(variants->value, scope, portsOk, rule);
+    const bool variantsAllowed = !kindOk || rule.kind == RuleKind::kOp;
+    if (variants && variantsAllowed) {
+      rule.variants.clear();
+      parseVariants(variants->value, scope, portsOk, rule);
+    }
+    if (addVariants && variantsAllowed && inherits) parseVariants(addVariants->value, scope, portsOk, rule);
+    if (inheritedOp && !variants && !addVariants && rule.variants.empty()) {
+      error(DiagCode::kInvalidValue, mark(m.get("extends")->value),
+            scope + " inherits no variant from '" + rule.inheritedFrom + "': none exists on " + backendName(),
+            "at least one variant; write 'variants'", joinNotes(rule));
+    }
+    applyManifest(rule);
 
     ruleId_.clear();
     variant_.clear();
     if (errorCount() != before) return std::nullopt;
     return rule;
+  }
+
+  std::string backendName() const {
+    return ctx_.manifest ? ctx_.manifest->backend : std::string("this backend");
+  }
+
+  static std::string joinNotes(const Rule& r) {
+    std::string s;
+    for (const std::string& n : r.notes) s += (s.empty() ? "" : "; ") + n;
+    return s.empty() ? "no variants" : s;
+  }
+
+  // Reads `extends`, copies the parent rule (through inheritRule) into `rule`, and returns the
+  // parent's kind.
+  RuleKind parseExtends(const Entry& e, const std::string& scope, Rule& rule) {
+    auto s = str(e.value, "'extends' in " + scope);
+    if (!s) return RuleKind::kOp;
+    if (!ctx_.parent || !ctx_.manifest) {
+      error(DiagCode::kInvalidValue, mark(e.value),
+            "'extends' in " + scope + " names a parent rule, but " + backendName() +
+                " extends no backend (its backend.yaml has no 'extends')",
+            "a rule of the backend named by backend.yaml's 'extends'", clip(*s));
+      return RuleKind::kOp;
+    }
+    const Rule* parent = ctx_.parent->findById(*s);
+    if (!parent) {
+      std::vector<std::string_view> ids;
+      for (const Rule& r : ctx_.parent->rules()) ids.push_back(r.id);
+      error(DiagCode::kInvalidValue, mark(e.value),
+            "'extends' in " + scope + " names rule '" + clip(*s) + "', which backend " + ctx_.manifest->extends +
+                " does not have",
+            "a rule id of backend " + ctx_.manifest->extends, clip(*s), suggest(*s, ids));
+      return RuleKind::kOp;
+    }
+    rule = inheritRule(*parent, *ctx_.manifest, mark(e.value));
+    return parent->kind;
+  }
+
+  // Backend-wide facts on written variants: a datatype or encoding the backend does not have,
+  // or an HTP gate on a backend without them, is an error; symmetry is applied.
+  void applyManifest(Rule& rule) {
+    const BackendManifest* bm = ctx_.manifest;
+    if (!bm) return;
+    if (!bm->quantized) rule.noQuantizedTypes = bm->whyNotQuantized;
+    for (Variant& v : rule.variants) applySymmetric(v, *bm);
   }
 
   void parseTargets(const YAML::Node& v, const std::string& what, Rule& rule) {
@@ -351,6 +453,11 @@ class Loader : public strictyaml::StrictYamlReader {
       }
       if (const Entry* e = m.get("min_arch")) {
         if (auto a = archValue(e->value, in("min_arch"))) variant.minArch = *a;
+        if (ctx_.manifest && !ctx_.manifest->htpArchGates)
+          error(DiagCode::kInvalidValue, mark(e->keyNode),
+                "'min_arch' in " + scope + " gates on the HTP architecture, which means nothing on backend " +
+                    ctx_.manifest->backend + " (its backend.yaml sets htp_arch_gates: false)",
+                "no 'min_arch'", "min_arch " + clip(e->value.IsScalar() ? e->value.Scalar() : std::string()));
       }
       if (const Entry* e = m.get("ports")) {
         parseVariantPorts(e->value, scope, portsOk, rule, variant);
@@ -415,6 +522,9 @@ class Loader : public strictyaml::StrictYamlReader {
       enumList<QnnDatatype>(e->value, in("dtype"), "datatype", datatypeNames(),
                             [](std::string_view s) { return parseDatatype(s); },
                             [&](QnnDatatype t) { c.datatypes.insert(t); });
+      if (ctx_.manifest && ctx_.manifest->datatypes)
+        outsideBackend(c.datatypes, *ctx_.manifest->datatypes, e->value, in("dtype"), "datatype",
+                       [](QnnDatatype t) { return datatypeName(t); });
     } else {
       missing(entry.value, m, scope, "dtype");
     }
@@ -422,6 +532,9 @@ class Loader : public strictyaml::StrictYamlReader {
       enumList<Encoding>(e->value, in("encoding"), "encoding", encodingNames(),
                          [](std::string_view s) { return parseEncoding(s); },
                          [&](Encoding x) { c.encodings.insert(x); });
+      if (ctx_.manifest && ctx_.manifest->encodings)
+        outsideBackend(c.encodings, *ctx_.manifest->encodings, e->value, in("encoding"), "encoding",
+                       [](Encoding x) { return encodingName(x); });
     }
     if (const Entry* e = m.get("bitwidth")) parseBitwidths(e->value, in("bitwidth"), c);
     if (const Entry* e = m.get("symmetric")) {
@@ -454,6 +567,22 @@ class Loader : public strictyaml::StrictYamlReader {
         }
       }
     }
+  }
+
+  // Reports the values of `used` that the backend (manifest) does not have.
+  template <typename E, typename Name>
+  void outsideBackend(EnumSet<E> used, EnumSet<E> backend, const YAML::Node& at, const std::string& what,
+                      std::string_view kindName, Name name) {
+    std::string bad, allowed;
+    used.forEach([&](E x) {
+      if (!backend.contains(x)) bad += (bad.empty() ? "" : ", ") + std::string(name(x));
+    });
+    if (bad.empty()) return;
+    backend.forEach([&](E x) { allowed += (allowed.empty() ? "" : ", ") + std::string(name(x)); });
+    error(DiagCode::kInvalidValue, mark(at),
+          what + " names " + std::string(kindName) + " " + bad + ", which backend " + ctx_.manifest->backend +
+              " does not have (see its backend.yaml)",
+          "one of: " + allowed, bad);
   }
 
   void parseBitwidths(const YAML::Node& v, const std::string& what, PortConstraint& c) {
@@ -510,6 +639,129 @@ class Loader : public strictyaml::StrictYamlReader {
     }
     c.scale = *x;
     c.scaleText = s;
+  }
+
+  // --- backend manifests ---
+
+  void loadManifest(const YAML::Node& root, BackendManifest& out) {
+    out.mark = fileMark(1, 1);
+    Map m = readMap(root, "the manifest", kManifestKeys, "a mapping with keys " + join(kManifestKeys));
+    if (!m.valid) return;
+    version(root, m);
+    auto in = [](std::string_view key) { return "'" + std::string(key) + "' in the manifest"; };
+    auto requiredString = [&](std::string_view key, std::string& field) {
+      if (const Entry* e = m.get(key)) {
+        if (auto s = str(e->value, in(key))) field = *s;
+      } else {
+        missing(root, m, "the manifest", key);
+      }
+    };
+    requiredString("backend", out.backend);
+    requiredString("description", out.description);
+    if (const Entry* e = m.get("extends")) {
+      if (auto s = str(e->value, in("extends"))) out.extends = *s;
+      out.extendsMark = mark(e->value);
+    }
+    if (const Entry* e = m.get("datatypes")) {
+      DatatypeSet set;
+      if (enumList<QnnDatatype>(e->value, in("datatypes"), "datatype", datatypeNames(),
+                                [](std::string_view s) { return parseDatatype(s); },
+                                [&](QnnDatatype t) { set.insert(t); }))
+        out.datatypes = set;
+    }
+    if (const Entry* e = m.get("encodings")) {
+      EncodingSet set;
+      if (enumList<Encoding>(e->value, in("encodings"), "encoding", encodingNames(),
+                             [](std::string_view s) { return parseEncoding(s); },
+                             [&](Encoding x) { set.insert(x); }))
+        out.encodings = set;
+    }
+    if (const Entry* e = m.get("symmetric")) {
+      if (auto b = boolean(e->value, in("symmetric"))) out.symmetric = *b;
+    }
+    if (const Entry* e = m.get("htp_arch_gates")) {
+      if (auto b = boolean(e->value, in("htp_arch_gates"))) out.htpArchGates = *b;
+    }
+    const Entry* quantized = m.get("quantized");
+    const Entry* why = m.get("why_not_quantized");
+    if (quantized) {
+      if (auto b = boolean(quantized->value, in("quantized"))) out.quantized = *b;
+    }
+    if (why) {
+      if (auto s = str(why->value, in("why_not_quantized"))) out.whyNotQuantized = *s;
+    }
+    if (!out.quantized && !why)
+      error(DiagCode::kMissingKey, mark(quantized->keyNode),
+            "the manifest sets quantized: false but gives no 'why_not_quantized', the sentence diagnostics report",
+            "why_not_quantized", m.keyList());
+    if (out.quantized && why)
+      error(DiagCode::kInvalidValue, mark(why->keyNode),
+            "'why_not_quantized' is only allowed with quantized: false", "quantized: false", "quantized: true");
+    if (!out.quantized && out.datatypes) {
+      std::string fixed;
+      out.datatypes->forEach([&](QnnDatatype t) {
+        if (isFixedPoint(t)) fixed += (fixed.empty() ? "" : ", ") + std::string(datatypeName(t));
+      });
+      if (!fixed.empty())
+        error(DiagCode::kInvalidValue, mark(m.get("datatypes")->value),
+              "'datatypes' in the manifest lists quantized types (" + fixed + ") but the backend sets quantized: false",
+              "float, integer and bool datatypes only", fixed);
+    }
+    if (const Entry* e = m.get("exclude")) {
+      if (out.extends.empty() && !m.get("extends")) {
+        error(DiagCode::kInvalidValue, mark(e->keyNode),
+              "'exclude' removes targets of the parent backend, but the manifest has no 'extends'",
+              "'extends' naming the parent backend", "'exclude' without 'extends'");
+      }
+      parseExclusions(e->value, out);
+    }
+  }
+
+  void parseExclusions(const YAML::Node& v, BackendManifest& out) {
+    if (!v.IsSequence()) {
+      error(DiagCode::kWrongType, mark(v), "'exclude' in the manifest must be a list of {targets, why}",
+            "a list of mappings with keys targets and why", describe(v));
+      return;
+    }
+    size_t index = 0;
+    for (const YAML::Node& node : v) {
+      ++index;
+      const std::string scope = "exclude entry #" + std::to_string(index);
+      Map m = readMap(node, scope, kExcludeKeys);
+      if (!m.valid) continue;
+      Exclusion x;
+      x.mark = mark(node);
+      if (const Entry* e = m.get("targets")) {
+        Rule scratch;  // parseTargets checks list shape, strings and repeats
+        parseTargets(e->value, "'targets' of " + scope, scratch);
+        size_t i = 0;
+        for (const YAML::Node& t : e->value) {
+          if (i >= scratch.targets.size()) break;
+          if (t.IsScalar() && t.Scalar() == scratch.targets[i]) {
+            x.targets.push_back(scratch.targets[i]);
+            x.targetMarks.push_back(mark(t));
+            ++i;
+          }
+        }
+      } else {
+        missing(node, m, scope, "targets");
+      }
+      if (const Entry* e = m.get("why")) {
+        if (auto s = str(e->value, "'why' of " + scope)) x.why = *s;
+      } else {
+        missing(node, m, scope, "why");
+      }
+      for (const Exclusion& earlier : out.exclude) {
+        for (size_t i = 0; i < x.targets.size(); ++i) {
+          for (const std::string& t : earlier.targets)
+            if (t == x.targets[i])
+              error(DiagCode::kInvalidValue, x.targetMarks[i],
+                    "target '" + t + "' is excluded twice; it is first excluded at " + earlier.mark.toString(),
+                    "each target excluded once", t);
+        }
+      }
+      out.exclude.push_back(std::move(x));
+    }
   }
 
   // --- socs ---
@@ -590,29 +842,55 @@ class Loader : public strictyaml::StrictYamlReader {
       if (ok && fileOk) out.add(std::move(soc));
     }
   }
+ private:
+  RuleFileContext ctx_;
 };
+
+// Reads a whole file and hands its text on; a file that cannot be read is one error.
+template <typename LoadText>
+void readThen(const std::filesystem::path& file, const std::string& displayPath, const LoadLimits& limits,
+              DiagnosticList& errors, std::string_view what, LoadText&& loadText) {
+  std::optional<std::string> text;
+  try {
+    text = readFile(file, displayPath, limits, errors, what);
+  } catch (...) {
+    Loader l(displayPath, errors);
+    l.error(DiagCode::kYamlSyntax, l.fileMark(), "cannot read " + std::string(what) + " '" + displayPath + "'");
+    return;
+  }
+  if (text) loadText(*text);
+}
 
 }  // namespace
 
 void loadRuleText(const std::string& text, const std::string& displayPath, std::vector<Rule>& out,
-                  DiagnosticList& errors, const LoadLimits& limits) {
+                  DiagnosticList& errors, const LoadLimits& limits, const RuleFileContext& context) {
   Loader l(displayPath, errors);
+  l.setContext(context);
   guarded(l, [&] {
     if (auto root = l.parse(text, limits, "the rule file")) l.loadRules(*root, out);
   });
 }
 
 void loadRuleFile(const std::filesystem::path& file, const std::string& displayPath, std::vector<Rule>& out,
-                  DiagnosticList& errors, const LoadLimits& limits) {
-  std::optional<std::string> text;
-  try {
-    text = readFile(file, displayPath, limits, errors, "rule file");
-  } catch (...) {
-    Loader l(displayPath, errors);
-    l.error(DiagCode::kYamlSyntax, l.fileMark(), "cannot read rule file '" + displayPath + "'");
-    return;
-  }
-  if (text) loadRuleText(*text, displayPath, out, errors, limits);
+                  DiagnosticList& errors, const LoadLimits& limits, const RuleFileContext& context) {
+  readThen(file, displayPath, limits, errors, "rule file",
+           [&](const std::string& text) { loadRuleText(text, displayPath, out, errors, limits, context); });
+}
+
+void loadManifestText(const std::string& text, const std::string& displayPath, BackendManifest& out,
+                      DiagnosticList& errors, const LoadLimits& limits) {
+  Loader l(displayPath, errors);
+  l.setListKey("backend");
+  guarded(l, [&] {
+    if (auto root = l.parse(text, limits, "the backend manifest")) l.loadManifest(*root, out);
+  });
+}
+
+void loadManifestFile(const std::filesystem::path& file, const std::string& displayPath, BackendManifest& out,
+                      DiagnosticList& errors, const LoadLimits& limits) {
+  readThen(file, displayPath, limits, errors, "backend manifest",
+           [&](const std::string& text) { loadManifestText(text, displayPath, out, errors, limits); });
 }
 
 void loadSocText(const std::string& text, const std::string& displayPath, SocTable& out, DiagnosticList& errors,
@@ -626,15 +904,8 @@ void loadSocText(const std::string& text, const std::string& displayPath, SocTab
 
 void loadSocFile(const std::filesystem::path& file, const std::string& displayPath, SocTable& out,
                  DiagnosticList& errors, const LoadLimits& limits) {
-  std::optional<std::string> text;
-  try {
-    text = readFile(file, displayPath, limits, errors, "SoC file");
-  } catch (...) {
-    Loader l(displayPath, errors);
-    l.error(DiagCode::kYamlSyntax, l.fileMark(), "cannot read SoC file '" + displayPath + "'");
-    return;
-  }
-  if (text) loadSocText(*text, displayPath, out, errors, limits);
+  readThen(file, displayPath, limits, errors, "SoC file",
+           [&](const std::string& text) { loadSocText(text, displayPath, out, errors, limits); });
 }
 
 }  // namespace qnnrules

@@ -78,6 +78,7 @@ class NodeValidator {
   void emitNoVariant(const Node& node, const Rule& rule);
   void emitGate(const Node& node, const Rule& rule, const Variant& gated);
   void emitUnverifiable(const Node& node, const Rule& rule, const Variant& v);
+  bool reportQuantizedPorts(const Node& node, const Rule& rule);
 
   const Graph& g_;
   const SocInfo& soc_;
@@ -466,6 +467,27 @@ void NodeValidator::emitUnverifiable(const Node& node, const Rule& rule, const V
   }
 }
 
+// On a backend that takes no quantized types (GPU), a quantized port is the problem itself,
+// not "no matching variant": say so per port. Returns true when it reported any.
+bool NodeValidator::reportQuantizedPorts(const Node& node, const Rule& rule) {
+  bool any = false;
+  for (const Bound& b : bound_) {
+    if (!b.type.quantized) continue;
+    any = true;
+    Diagnostic d = base(node, rule, DiagCode::kNoMatchingVariant, Severity::kError);
+    d.port = label(rule, b);
+    d.mark = rule.ports[b.port].mark.known() ? rule.ports[b.port].mark : rule.mark;
+    d.message = rule.noQuantizedTypes;
+    DatatypeSet accepted;
+    for (const Variant& v : rule.variants) v.ports[b.port].datatypes.forEach([&](QnnDatatype t) { accepted.insert(t); });
+    d.expected = "an unquantized tensor (" + datatypeSetText(accepted) + ")";
+    d.actual = actualOf(b);
+    d.hint = "leave " + rule.ports[b.port].name + " unannotated (float) for this backend";
+    out_.push_back(std::move(d));
+  }
+  return any;
+}
+
 void NodeValidator::reportNoRule(const Node& node) {
   Diagnostic d;
   d.severity = Severity::kError;
@@ -491,6 +513,7 @@ void NodeValidator::run(const Node& node, const Rule& rule) {
     return;
   }
   if (!bind(node, rule)) return;
+  if (!rule.noQuantizedTypes.empty() && reportQuantizedPorts(node, rule)) return;
 
   // Every variant whose datatypes match is evaluated; the node is valid when an available
   // one passes. A gated variant that passes means the only problem is the SoC.

@@ -218,7 +218,7 @@ TEST_F(RuleLoaderValidFile, MarksAreOneBasedAndShareTheFileName) {
   EXPECT_EQ(conv.variants[1].mark.toString(), "rules/htp/valid.yaml:28:9");
   EXPECT_EQ(conv.variants[0].ports[1].mark.toString(), "rules/htp/valid.yaml:24:11");
   EXPECT_EQ(conv.variants[1].ports[1].mark.toString(), "rules/htp/valid.yaml:36:11");
-  EXPECT_EQ(rule(5).mark.toString(), "rules/htp/valid.yaml:94:5");
+  EXPECT_EQ(rule(5).mark.toString(), "rules/htp/valid.yaml:91:5");
   // One shared file string per file.
   EXPECT_EQ(conv.mark.file.get(), rule(5).variants.empty() ? rule(5).mark.file.get() : nullptr);
   EXPECT_EQ(conv.mark.file.get(), conv.variants[1].ports[3].mark.file.get());
@@ -271,7 +271,7 @@ TEST(RuleLoaderTest, UnknownKeyListsAllowedKeysAndSuggests) {
   EXPECT_EQ(u.code, DiagCode::kUnknownKey);
   EXPECT_EQ(at(u), "t.yaml:7:5");
   EXPECT_EQ(u.message, "unknown key 'descripton' in rule 't.relu'");
-  EXPECT_EQ(u.expected, "one of: id, kind, targets, qnn_op, pattern, description, reason, inputs, outputs, variants");
+  EXPECT_EQ(u.expected, "one of: id, kind, extends, targets, qnn_op, pattern, description, reason, inputs, outputs, variants, add_variants");
   EXPECT_EQ(u.actual, "descripton");
   EXPECT_EQ(u.hint, "did you mean 'description'?");
   EXPECT_EQ(u.ruleId, "t.relu");
@@ -476,14 +476,18 @@ const InvalidCase kInvalidCases[] = {
     {"Version2", "version: 1", "version: 2", "t.yaml:1:10", "unsupported format version 2; the only version is 1"},
     {"NegativeArg", "inputs: [{name: input}]", "inputs: [{name: input, arg: -1}]", "t.yaml:8:33",
      "'arg' in input port 'input' of rule 't.relu' must be 0 or greater"},
-    {"ArgBoundTwice", "inputs: [{name: input}]", "inputs: [{name: input}, {name: x, arg: 0}]", "t.yaml:8:45",
+    {"ArgBoundTwice", "inputs: [{name: input}]\n    outputs: [{name: output}]\n    variants:\n      - name: a8\n"
+                      "        ports:\n",
+     "inputs: [{name: input}, {name: x, arg: 0}]\n    outputs: [{name: output}]\n    variants:\n      - name: a8\n"
+     "        ports:\n          x: {dtype: UFIXED_POINT_8}\n",
+     "t.yaml:8:44",
      "argument 0 of input port 'x' of rule 't.relu' is already bound to port 'input'"},
     {"EmptyTargets", "targets: [aten.relu.default]", "targets: []", "t.yaml:4:14",
      "'targets' in rule 't.relu' must not be empty"},
     {"EmptyTargetString", "targets: [aten.relu.default]", "targets: [aten.relu.default, \"\"]", "t.yaml:4:34",
      "an element of 'targets' in rule 't.relu' must not be empty"},
     {"TargetTwiceInRule", "targets: [aten.relu.default]", "targets: [aten.relu.default, aten.relu.default]",
-     "t.yaml:4:33", "target 'aten.relu.default' is listed twice"},
+     "t.yaml:4:34", "target 'aten.relu.default' is listed twice"},
     {"ZeroScale", "output: {dtype: UFIXED_POINT_8,", "output: {dtype: UFIXED_POINT_8, scale: 0,", "t.yaml:14:50",
      "'scale' of port 'output' in variant 'a8' of rule 't.relu' must be greater than 0"},
     {"NegativeScale", "output: {dtype: UFIXED_POINT_8,", "output: {dtype: UFIXED_POINT_8, scale: -0.5,",
@@ -512,7 +516,11 @@ const InvalidCase kInvalidCases[] = {
      "          input: {dtype: UFIXED_POINT_8, encoding: SCALE_OFFSET}\n"
      "          output: {dtype: UFIXED_POINT_8, encoding: SCALE_OFFSET}\n",
      "    variants: []\n", "t.yaml:10:15", "'variants' in rule 't.relu' must not be empty"},
-    {"UnsupportedWithoutReason", "    qnn_op: Relu\n    pattern: siso\n", "    kind: unsupported\n", "t.yaml:3:5",
+    {"UnsupportedWithoutReason", "    qnn_op: Relu\n    pattern: siso\n    description: Relu lowers to QNN Relu.\n"
+     "    inputs: [{name: input}]\n    outputs: [{name: output}]\n    variants:\n      - name: a8\n        ports:\n"
+     "          input: {dtype: UFIXED_POINT_8, encoding: SCALE_OFFSET}\n"
+     "          output: {dtype: UFIXED_POINT_8, encoding: SCALE_OFFSET}\n",
+     "    kind: unsupported\n    description: x.\n", "t.yaml:3:5",
      "rule 't.relu' has kind unsupported but no 'reason'"},
     {"StructuralWithVariants", "    qnn_op: Relu\n", "    kind: structural\n", "t.yaml:10:5",
      "'variants' is only allowed in rules of kind op; rule 't.relu' has kind structural"},
@@ -682,7 +690,7 @@ TEST(RuleLoaderTest, OversizeFileIsRefusedWithoutReadingIt) {
   DiagnosticList errors;
   loadRuleFile(file, "rules/htp/big.yaml", rules, errors, limits);
   ASSERT_EQ(errors.size(), 1u) << dump(errors);
-  EXPECT_TRUE(Contains(errors[0].message, "rule file is 4111 bytes, more than the limit of 1024 bytes"));
+  EXPECT_TRUE(Contains(errors[0].message, "rule file is 4120 bytes, more than the limit of 1024 bytes"));
   EXPECT_EQ(at(errors[0]), "rules/htp/big.yaml");
 }
 
@@ -692,7 +700,7 @@ TEST(RuleLoaderTest, MissingFileGivesOneError) {
   loadRuleFile("/nonexistent/qnnrules/none.yaml", "rules/htp/none.yaml", rules, errors);
   ASSERT_EQ(errors.size(), 1u) << dump(errors);
   EXPECT_EQ(errors[0].code, DiagCode::kYamlSyntax);
-  EXPECT_EQ(errors[0].message, "cannot read rule file 'rules/htp/none.yaml': no such file");
+  EXPECT_EQ(errors[0].message, "cannot read rule file 'rules/htp/none.yaml': No such file or directory");
   EXPECT_EQ(at(errors[0]), "rules/htp/none.yaml");
   // A directory is not a rule file either.
   errors.clear();
@@ -784,10 +792,10 @@ TEST(RuleLoaderSocs, ReportsEveryErrorAndKeepsGoodSocs) {
   const Expected expected[] = {
       {DiagCode::kUnknownEnumValue, "socs.yaml:4:38", "unknown HTP architecture 'V37' for 'htp_arch' of SoC 'SM8550'"},
       {DiagCode::kMissingKey, "socs.yaml:5:5", "SoC 'SM8450' is missing required key 'vtcm_mb'"},
-      {DiagCode::kUnknownKey, "socs.yaml:6:56", "unknown key 'npu' in SoC 'SM8350'"},
+      {DiagCode::kUnknownKey, "socs.yaml:6:55", "unknown key 'npu' in SoC 'SM8350'"},
       {DiagCode::kInvalidValue, "socs.yaml:7:12", "SoC 'SM8650' is listed twice; it is first listed at socs.yaml:3:5"},
       {DiagCode::kWrongType, "socs.yaml:7:52", "'vtcm_mb' of SoC 'SM8650' must be an integer"},
-      {DiagCode::kInvalidValue, "socs.yaml:8:26", "SoC id 57 of SoC 'SM7550' is already the id of SoC 'SM8650'"},
+      {DiagCode::kInvalidValue, "socs.yaml:8:24", "SoC id 57 of SoC 'SM7550' is already the id of SoC 'SM8650'"},
   };
   ASSERT_EQ(errors.size(), std::size(expected)) << dump(errors);
   for (size_t i = 0; i < errors.size(); ++i) {
@@ -813,11 +821,11 @@ TEST(RuleLoaderSocs, StrictTopLevel) {
   errors.clear();
   loadSocText("version: 1\nsocs: []\n" + std::string(10, '\n'), "socs.yaml", table, errors, LoadLimits{8, 64});
   ASSERT_EQ(errors.size(), 1u);
-  EXPECT_TRUE(Contains(errors[0].message, "the SoC file is 31 bytes, more than the limit of 8 bytes"));
+  EXPECT_TRUE(Contains(errors[0].message, "the SoC file is 30 bytes, more than the limit of 8 bytes"));
   errors.clear();
   loadSocFile("/nonexistent/socs.yaml", "rules/socs.yaml", table, errors);
   ASSERT_EQ(errors.size(), 1u);
-  EXPECT_EQ(errors[0].message, "cannot read SoC file 'rules/socs.yaml': no such file");
+  EXPECT_EQ(errors[0].message, "cannot read SoC file 'rules/socs.yaml': No such file or directory");
   EXPECT_TRUE(table.all().empty());
 }
 

@@ -197,3 +197,303 @@ TEST(Engine, BuiltinRulesLoadCleanly) {
 
 }  // namespace
 }  // namespace qnnrules
+
+// --- backends that extend another (rules/<backend>/backend.yaml) --------------------------
+
+namespace qnnrules {
+namespace {
+
+using testing::TempDir;
+
+// A small parent table: conv with ungated, gated, float and 4-bit variants; relu; reshape
+// with two targets.
+constexpr const char* kHtpConv = R"(version: 1
+rules:
+  - id: htp.conv2d
+    targets: [aten.conv2d.default]
+    qnn_op: Conv2d
+    pattern: conv
+    description: conv.
+    inputs: [{name: input}, {name: weight}]
+    outputs: [{name: output}]
+    variants:
+      - name: a8w8
+        ports:
+          input: {dtype: UFIXED_POINT_8, encoding: SCALE_OFFSET}
+          weight: {dtype: SFIXED_POINT_8, encoding: [SCALE_OFFSET, AXIS_SCALE_OFFSET], symmetric: true}
+          output: {dtype: UFIXED_POINT_8, encoding: SCALE_OFFSET}
+      - name: a16w16
+        min_arch: V73
+        hint: use 16a8w
+        ports:
+          input: {dtype: UFIXED_POINT_16, encoding: SCALE_OFFSET}
+          weight: {dtype: SFIXED_POINT_16, encoding: SCALE_OFFSET, symmetric: true}
+          output: {dtype: UFIXED_POINT_16, encoding: SCALE_OFFSET}
+      - name: a16w4
+        ports:
+          input: {dtype: UFIXED_POINT_16, encoding: SCALE_OFFSET}
+          weight: {dtype: SFIXED_POINT_8, encoding: BW_AXIS_SCALE_OFFSET, bitwidth: 4, symmetric: true}
+          output: {dtype: UFIXED_POINT_16, encoding: SCALE_OFFSET}
+      - name: fp16
+        ports:
+          input: {dtype: FLOAT_16}
+          weight: {dtype: FLOAT_16}
+          output: {dtype: FLOAT_16}
+  - id: htp.sigmoid
+    targets: [aten.sigmoid.default]
+    qnn_op: Sigmoid
+    pattern: fixed_qparams
+    description: sigmoid.
+    inputs: [{name: input}]
+    outputs: [{name: output}]
+    variants:
+      - name: a8
+        ports:
+          input: {dtype: UFIXED_POINT_8}
+          output: {dtype: UFIXED_POINT_8, scale: "1/256", offset: 0}
+)";
+
+constexpr const char* kLpaiManifest = R"(version: 1
+backend: lpai
+description: test lpai.
+extends: htp
+datatypes: [UFIXED_POINT_8, UFIXED_POINT_16, SFIXED_POINT_8, SFIXED_POINT_16, SFIXED_POINT_32, INT_32]
+encodings: [SCALE_OFFSET, AXIS_SCALE_OFFSET]
+symmetric: true
+htp_arch_gates: false
+exclude:
+  - why: no abs kernel.
+    targets: [aten.abs.default]
+  - why: no squeeze.dims.
+    targets: [aten.squeeze.dims]
+)";
+
+void writeHtp(const TempDir& d) {
+  d.write("htp/ops/conv.yaml", kHtpConv);
+  d.write("htp/ops/more.yaml", ruleFile(opRule("htp.abs", "aten.abs.default", "ElementWiseAbs") +
+                                        "  - id: htp.reshape\n    targets: [aten.view.default, aten.squeeze.dims]\n"
+                                        "    kind: structural\n    description: reshape.\n"));
+}
+
+std::string messages(const DiagnosticList& errors) {
+  std::string s;
+  for (const Diagnostic& d : errors) s += formatText(d);
+  return s;
+}
+
+TEST(BackendExtends, InheritedRulesTakeThePrefixRememberTheirSourceAndAreNarrowed) {
+  TempDir d;
+  writeHtp(d);
+  d.write("lpai/backend.yaml", kLpaiManifest);
+  RuleRegistry reg(opts(d));
+  const BackendLoad& load = reg.backend("lpai");
+  ASSERT_TRUE(load.status.isOk()) << load.status.toString() << "\n" << messages(load.errors);
+  ASSERT_NE(load.manifest, nullptr);
+  EXPECT_EQ(load.manifest->extends, "htp");
+  const Rule* conv = load.rules->findByTarget("aten.conv2d.default");
+  ASSERT_NE(conv, nullptr);
+  EXPECT_EQ(conv->id, "lpai.conv2d");
+  EXPECT_EQ(conv->inheritedFrom, "htp.conv2d");
+  // Diagnostics point at the HTP file the rule is written in, and say it came via lpai.
+  EXPECT_NE(conv->mark.toString().find("htp/ops/conv.yaml:3:5"), std::string::npos) << conv->mark.toString();
+  EXPECT_NE(conv->via.toString().find("lpai/backend.yaml:4:10"), std::string::npos) << conv->via.toString();
+  // fp16 (no float on lpai) and a16w4 (no BW encodings) are not inherited; the V73 gate is dropped.
+  ASSERT_EQ(conv->variants.size(), 2u);
+  EXPECT_EQ(conv->variants[0].name, "a8w8");
+  EXPECT_EQ(conv->variants[1].name, "a16w16");
+  EXPECT_EQ(conv->variants[1].minArch, HtpArch::kNone);
+  ASSERT_EQ(conv->notes.size(), 2u);
+  EXPECT_NE(conv->notes[0].find("variant a16w4 is not inherited: port weight allows only BW_AXIS_SCALE_OFFSET"),
+            std::string::npos) << conv->notes[0];
+  EXPECT_NE(conv->notes[1].find("variant fp16 is not inherited: port input allows only FLOAT_16"),
+            std::string::npos) << conv->notes[1];
+  // Symmetric backend: activations become symmetric too; fixed qparams stay as written.
+  EXPECT_EQ(conv->variants[0].ports[0].symmetric, std::optional<bool>(true));
+  const Rule* sigmoid = load.rules->findById("lpai.sigmoid");
+  ASSERT_NE(sigmoid, nullptr);
+  EXPECT_EQ(sigmoid->variants[0].ports[0].symmetric, std::optional<bool>(true));
+  EXPECT_FALSE(sigmoid->variants[0].ports[1].symmetric.has_value());
+  // The parent is untouched.
+  const BackendLoad& htp = reg.backend("htp");
+  ASSERT_TRUE(htp.status.isOk());
+  EXPECT_EQ(htp.rules->findById("htp.conv2d")->variants.size(), 4u);
+  EXPECT_EQ(htp.manifest, nullptr);
+}
+
+TEST(BackendExtends, ExcludedTargetsBecomeUnsupportedRulesWithTheirReason) {
+  TempDir d;
+  writeHtp(d);
+  d.write("lpai/backend.yaml", kLpaiManifest);
+  RuleRegistry reg(opts(d));
+  const BackendLoad& load = reg.backend("lpai");
+  ASSERT_TRUE(load.status.isOk()) << messages(load.errors);
+  // A rule that loses every target becomes unsupported under its own id.
+  const Rule* abs = load.rules->findByTarget("aten.abs.default");
+  ASSERT_NE(abs, nullptr);
+  EXPECT_EQ(abs->id, "lpai.abs");
+  EXPECT_EQ(abs->kind, RuleKind::kUnsupported);
+  EXPECT_EQ(abs->reason, "no abs kernel.");
+  EXPECT_NE(abs->mark.toString().find("lpai/backend.yaml:10:5"), std::string::npos) << abs->mark.toString();
+  // One that loses some keeps the rest.
+  EXPECT_EQ(load.rules->findByTarget("aten.view.default")->id, "lpai.reshape");
+  EXPECT_EQ(load.rules->findByTarget("aten.view.default")->kind, RuleKind::kStructural);
+  const Rule* dims = load.rules->findByTarget("aten.squeeze.dims");
+  ASSERT_NE(dims, nullptr);
+  EXPECT_EQ(dims->id, "lpai.reshape.excluded");
+  EXPECT_EQ(dims->reason, "no squeeze.dims.");
+}
+
+TEST(BackendExtends, ExcludingATargetTheParentLacksIsAnErrorWithItsLocation) {
+  TempDir d;
+  writeHtp(d);
+  std::string m = kLpaiManifest;
+  m.replace(m.find("aten.abs.default"), 16, "aten.abss.default");
+  d.write("lpai/backend.yaml", m);
+  RuleRegistry reg(opts(d));
+  const BackendLoad& load = reg.backend("lpai");
+  EXPECT_EQ(load.status.code(), StatusCode::kRuleError);
+  ASSERT_EQ(load.errors.size(), 1u) << messages(load.errors);
+  EXPECT_EQ(load.errors[0].message, "exclude names target 'aten.abss.default', which backend htp does not have");
+  EXPECT_NE(load.errors[0].mark.toString().find("lpai/backend.yaml:11:15"), std::string::npos)
+      << load.errors[0].mark.toString();
+  EXPECT_EQ(load.errors[0].hint, "did you mean 'aten.abs.default'?");
+}
+
+TEST(BackendExtends, ManifestIsStrict) {
+  TempDir d;
+  writeHtp(d);
+  d.write("lpai/backend.yaml",
+          "version: 1\nbackend: lpai\ndescription: x.\nextends: htp\nsymetric: true\nquantized: false\n");
+  RuleRegistry reg(opts(d));
+  const BackendLoad& load = reg.backend("lpai");
+  EXPECT_EQ(load.status.code(), StatusCode::kRuleError);
+  std::string all = messages(load.errors);
+  EXPECT_NE(all.find("error[unknown-key]: unknown key 'symetric' in the manifest"), std::string::npos) << all;
+  EXPECT_NE(all.find("lpai/backend.yaml:5:1"), std::string::npos) << all;
+  EXPECT_NE(all.find("did you mean 'symmetric'?"), std::string::npos) << all;
+  EXPECT_NE(all.find("quantized: false but gives no 'why_not_quantized'"), std::string::npos) << all;
+}
+
+TEST(BackendExtends, ManifestMustNameItsFolderAndCyclesAreErrors) {
+  TempDir d;
+  d.write("a/backend.yaml", "version: 1\nbackend: a\ndescription: a.\nextends: b\n");
+  d.write("b/backend.yaml", "version: 1\nbackend: b\ndescription: b.\nextends: a\n");
+  d.write("c/backend.yaml", "version: 1\nbackend: see\ndescription: c.\n");
+  RuleRegistry reg(opts(d));
+  const BackendLoad& a = reg.backend("a");
+  EXPECT_FALSE(a.status.isOk());
+  EXPECT_NE(messages(a.errors).find("backend b extends a, which extends it back: a -> b -> a"), std::string::npos)
+      << messages(a.errors);
+  const BackendLoad& c = reg.backend("c");
+  ASSERT_EQ(c.errors.size(), 1u);
+  EXPECT_EQ(c.errors[0].message, "the manifest in folder 'c' declares backend 'see'");
+}
+
+TEST(BackendExtends, AskingForTheChildReadsTheParentButNeverTheOtherWayRound) {
+  TempDir d;
+  d.write("htp/a.yaml", "version: 1\nrules: [ broken");
+  d.write("lpai/backend.yaml", kLpaiManifest);
+  RuleRegistry reg(opts(d));
+  const BackendLoad& lpai = reg.backend("lpai");
+  EXPECT_EQ(lpai.status.code(), StatusCode::kRuleError);
+  std::string all = messages(lpai.errors);
+  EXPECT_NE(all.find("htp/a.yaml"), std::string::npos) << all;
+  EXPECT_NE(all.find("backend lpai extends htp, which cannot be loaded"), std::string::npos) << all;
+
+  TempDir ok;
+  writeHtp(ok);
+  ok.write("lpai/backend.yaml", "version: 1\nbackend: lpai\ndescription: [ broken");
+  RuleRegistry reg2(opts(ok));
+  EXPECT_TRUE(reg2.backend("htp").status.isOk());
+  EXPECT_FALSE(reg2.backend("lpai").status.isOk());
+}
+
+// Overlays compose per backend: an htp overlay changes what lpai inherits; an lpai file
+// overrides an inherited rule by id, starting from the parent rule with `extends`.
+TEST(BackendExtends, OverlaysOfBothBackendsCompose) {
+  TempDir builtin, overlay;
+  writeHtp(builtin);
+  builtin.write("lpai/backend.yaml", kLpaiManifest);
+  builtin.write("lpai/ops/conv.yaml", R"(version: 1
+rules:
+  - id: lpai.conv2d
+    extends: htp.conv2d
+    add_variants:
+      - name: a8w16
+        ports:
+          input: {dtype: UFIXED_POINT_8, encoding: SCALE_OFFSET}
+          weight: {dtype: SFIXED_POINT_16, encoding: SCALE_OFFSET}
+          output: {dtype: UFIXED_POINT_8, encoding: SCALE_OFFSET}
+)");
+  overlay.write("htp/sigmoid.yaml", ruleFile(opRule("htp.sigmoid", "aten.sigmoid.default", "Sigmoid")));
+  overlay.write("lpai/mine.yaml", ruleFile(opRule("lpai.my_op", "aten.my_op.default", "MyOp")));
+  RuleRegistry reg(opts(builtin, {overlay.path()}));
+  const BackendLoad& load = reg.backend("lpai");
+  ASSERT_TRUE(load.status.isOk()) << messages(load.errors);
+  const Rule* conv = load.rules->findById("lpai.conv2d");
+  ASSERT_NE(conv, nullptr);
+  EXPECT_EQ(conv->inheritedFrom, "htp.conv2d");
+  EXPECT_NE(conv->mark.toString().find("lpai/ops/conv.yaml:3:5"), std::string::npos) << conv->mark.toString();
+  EXPECT_NE(conv->via.toString().find("lpai/ops/conv.yaml:4:14"), std::string::npos) << conv->via.toString();
+  ASSERT_EQ(conv->variants.size(), 3u);
+  EXPECT_EQ(conv->variants[2].name, "a8w16");
+  EXPECT_EQ(conv->variants[2].ports[1].symmetric, std::optional<bool>(true));  // the backend is symmetric
+  EXPECT_EQ(conv->targets, std::vector<std::string>{"aten.conv2d.default"});
+  // The htp overlay's sigmoid (no fixed qparams) is what lpai inherits.
+  const Rule* sigmoid = load.rules->findById("lpai.sigmoid");
+  ASSERT_NE(sigmoid, nullptr);
+  EXPECT_FALSE(sigmoid->variants[0].ports[1].scale.has_value());
+  EXPECT_NE(sigmoid->mark.toString().find(overlay.path().filename().string()), std::string::npos);
+  EXPECT_NE(load.rules->findByTarget("aten.my_op.default"), nullptr);
+}
+
+TEST(BackendExtends, WrittenVariantsMustFitTheBackend) {
+  TempDir d;
+  writeHtp(d);
+  d.write("lpai/backend.yaml", kLpaiManifest);
+  d.write("lpai/ops/bad.yaml", R"(version: 1
+rules:
+  - id: lpai.conv2d
+    extends: htp.conv2dd
+  - id: lpai.relu
+    targets: [aten.relu.default]
+    qnn_op: Relu
+    pattern: siso
+    description: relu.
+    inputs: [{name: input}]
+    outputs: [{name: output}]
+    variants:
+      - name: fp16
+        min_arch: V73
+        ports:
+          input: {dtype: [UFIXED_POINT_8, FLOAT_16]}
+          output: {dtype: UFIXED_POINT_8, encoding: BW_SCALE_OFFSET}
+)");
+  RuleRegistry reg(opts(d));
+  const BackendLoad& load = reg.backend("lpai");
+  std::string all = messages(load.errors);
+  EXPECT_NE(all.find("names rule 'htp.conv2dd', which backend htp does not have"), std::string::npos) << all;
+  EXPECT_NE(all.find("did you mean 'htp.conv2d'?"), std::string::npos) << all;
+  EXPECT_NE(all.find("'min_arch' in variant 'fp16' of rule 'lpai.relu' gates on the HTP architecture"),
+            std::string::npos) << all;
+  EXPECT_NE(all.find("bad.yaml:14:9"), std::string::npos) << all;
+  EXPECT_NE(all.find("names datatype FLOAT_16, which backend lpai does not have"), std::string::npos) << all;
+  EXPECT_NE(all.find("names encoding BW_SCALE_OFFSET, which backend lpai does not have"), std::string::npos) << all;
+}
+
+TEST(BackendExtends, AnInheritedRuleLeftWithoutVariantsMustBeOverridden) {
+  TempDir d;
+  writeHtp(d);
+  std::string m = kLpaiManifest;
+  m.replace(m.find("UFIXED_POINT_8, "), 16, "");  // sigmoid's only variant is 8-bit
+  d.write("lpai/backend.yaml", m);
+  RuleRegistry reg(opts(d));
+  const BackendLoad& load = reg.backend("lpai");
+  ASSERT_EQ(load.errors.size(), 1u) << messages(load.errors);
+  EXPECT_EQ(load.errors[0].ruleId, "lpai.sigmoid");
+  EXPECT_NE(load.errors[0].message.find("inherited from 'htp.sigmoid' has no variant left on lpai"),
+            std::string::npos) << load.errors[0].message;
+}
+
+}  // namespace
+}  // namespace qnnrules

@@ -62,8 +62,18 @@ struct Rule {
   std::string reason;                    // kUnsupported: why
   std::vector<PortDecl> ports;           // inputs first (argument order), then outputs
   std::vector<Variant> variants;
-  SourceMark mark;
+  SourceMark mark;                       // where it is written (for an inherited rule: the parent's file)
   std::string origin;                    // the rules directory it came from ("builtin" or a path)
+
+  // Set when the rule comes from the backend this one extends (rules/<backend>/backend.yaml):
+  // the parent rule's id ("htp.conv2d") and where the inheritance was declared (the manifest's
+  // `extends`, or the overriding rule's own `extends`).
+  std::string inheritedFrom;
+  SourceMark via;
+  std::vector<std::string> notes;        // what inheriting changed ("variant a16w4 dropped: ...")
+  // Non-empty on a backend that takes no quantized types (GPU): the sentence to report when a
+  // port carries a quantized annotation, instead of "no matching variant".
+  std::string noQuantizedTypes;
 
   int findPort(std::string_view name) const;
 };

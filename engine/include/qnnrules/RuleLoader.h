@@ -6,8 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "qnnrules/BackendManifest.h"
 #include "qnnrules/Diagnostic.h"
 #include "qnnrules/Rule.h"
+#include "qnnrules/RuleSet.h"
 #include "qnnrules/Soc.h"
 
 namespace qnnrules {
@@ -17,15 +19,32 @@ struct LoadLimits {
   int maxDepth = 64;                    // deeper YAML nesting is refused
 };
 
+// What a backend's rule files are read against. Both may be null (a backend without a
+// manifest, such as htp): then no backend-wide facts apply and `extends` in a rule is an error.
+struct RuleFileContext {
+  const BackendManifest* manifest = nullptr;
+  const RuleSet* parent = nullptr;  // the finished table of manifest->extends
+};
+
 // Parses one rule file. `displayPath` is what marks and messages show (e.g.
 // "rules/htp/ops/conv.yaml"). Appends parsed rules to `out` and errors to `errors`;
 // a rule with an error is not appended.
 void loadRuleFile(const std::filesystem::path& file, const std::string& displayPath,
-                  std::vector<Rule>& out, DiagnosticList& errors, const LoadLimits& limits = {});
+                  std::vector<Rule>& out, DiagnosticList& errors, const LoadLimits& limits = {},
+                  const RuleFileContext& context = {});
 
 // Same, from text already in memory (tests, embedders).
 void loadRuleText(const std::string& text, const std::string& displayPath,
-                  std::vector<Rule>& out, DiagnosticList& errors, const LoadLimits& limits = {});
+                  std::vector<Rule>& out, DiagnosticList& errors, const LoadLimits& limits = {},
+                  const RuleFileContext& context = {});
+
+// Parses a backend manifest (rules/<backend>/backend.yaml). Checks that need other files
+// (the folder name, the parent backend, excluded targets) are the registry's. `out` is
+// complete only when no error was appended.
+void loadManifestFile(const std::filesystem::path& file, const std::string& displayPath, BackendManifest& out,
+                      DiagnosticList& errors, const LoadLimits& limits = {});
+void loadManifestText(const std::string& text, const std::string& displayPath, BackendManifest& out,
+                      DiagnosticList& errors, const LoadLimits& limits = {});
 
 // Parses rules/socs.yaml.
 void loadSocFile(const std::filesystem::path& file, const std::string& displayPath,

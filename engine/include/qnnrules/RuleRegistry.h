@@ -4,6 +4,13 @@
 // QNNRULES_PATH environment variable (colon-separated), then RegistryOptions::overlayDirs
 // (the CLI's --rules). Each directory holds <backend>/**/*.yaml and may hold socs.yaml.
 // An overlay rule whose id already exists replaces that rule; a new id adds a rule.
+//
+// A backend folder may hold a manifest, <backend>/backend.yaml (BackendManifest.h). When it
+// `extends` another backend, that backend is loaded first (with all its overlays), its rules
+// are inherited under this backend's id prefix and narrowed by the manifest, the manifest's
+// `exclude` entries turn the targets they name into `unsupported` rules, and then this
+// backend's own files (built-in, then overlays) replace inherited rules by id or add new ones.
+// Asking for the parent never reads the child.
 #pragma once
 
 #include <filesystem>
@@ -13,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "qnnrules/BackendManifest.h"
 #include "qnnrules/Diagnostic.h"
 #include "qnnrules/RuleLoader.h"
 #include "qnnrules/RuleSet.h"
@@ -35,6 +43,7 @@ std::filesystem::path findBuiltinRulesDir();
 // The result of loading one backend: the rules, or the errors that prevented it.
 struct BackendLoad {
   std::shared_ptr<const RuleSet> rules;  // null on failure
+  std::shared_ptr<const BackendManifest> manifest;  // null when the backend has none
   Status status;
   DiagnosticList errors;                 // every rule-file error found
 };
@@ -61,12 +70,16 @@ class RuleRegistry {
   const SocLoad& socs();
 
  private:
-  BackendLoad loadBackend(const std::string& name) const;
+  // `chain` holds the backends whose loading is under way (to report `extends` cycles).
+  const BackendLoad& backendLocked(const std::string& name, std::vector<std::string>& chain);
+  BackendLoad loadBackend(const std::string& name, std::vector<std::string>& chain);
   SocLoad loadSocs() const;
 
   RegistryOptions options_;
   std::vector<std::filesystem::path> searchPath_;
-  std::mutex mu_;
+  // Recursive: loading a backend loads the backend it extends under the same lock. Loading is
+  // once per backend, so serializing it costs nothing measurable.
+  std::recursive_mutex mu_;
   std::map<std::string, std::unique_ptr<BackendLoad>> backends_;  // guarded by mu_
   std::unique_ptr<SocLoad> socs_;                                 // guarded by mu_
 };
