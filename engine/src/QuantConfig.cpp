@@ -140,7 +140,7 @@ class ConfigLoader : public StrictYamlReader {
     for (const YAML::Node& node : configs->value) {
       ++index;
       const size_t before = errorCount();
-      std::optional<QuantConfig> c = parseConfig(node, index, out);
+      std::optional<QuantConfig> c = parseConfig(node, index);
       if (c && fileOk && errorCount() == before) out.add(std::move(*c));
     }
   }
@@ -152,7 +152,7 @@ class ConfigLoader : public StrictYamlReader {
       if (auto x = integer(e.value, "the weight axis of '" + clip(e.key) + "'", 0, 8)) out.setWeightAxis(e.key, static_cast<int>(*x));
   }
 
-  std::optional<QuantConfig> parseConfig(const YAML::Node& node, size_t index, const QuantConfigTable& out) {
+  std::optional<QuantConfig> parseConfig(const YAML::Node& node, size_t index) {
     const std::string name = peek(node, "name");
     const std::string scope = name.empty() ? "config #" + std::to_string(index) : "config '" + name + "'";
     Map m = readMap(node, scope, kConfigKeys);
@@ -167,10 +167,14 @@ class ConfigLoader : public StrictYamlReader {
     };
     if (const Entry* e = required("name")) {
       if (auto s = str(e->value, in("name"))) {
-        if (const QuantConfig* dup = out.find(*s))
+        // Names of configs with errors count too, so a repeat is reported either way.
+        auto dup = std::find_if(seen_.begin(), seen_.end(), [&](const auto& x) { return x.first == *s; });
+        if (dup != seen_.end())
           error(DiagCode::kInvalidValue, mark(e->value),
-                "config '" + *s + "' is defined twice; it is first defined at " + dup->mark.toString(),
+                "config '" + *s + "' is defined twice; it is first defined at " + dup->second.toString(),
                 "each config name once", *s);
+        else
+          seen_.emplace_back(*s, c.mark);
         c.name = *s;
       }
     }
@@ -247,6 +251,8 @@ class ConfigLoader : public StrictYamlReader {
             std::to_string(t.quantMin) + ".." + std::to_string(t.quantMax));
     return t;
   }
+
+  std::vector<std::pair<std::string, SourceMark>> seen_;  // config names read so far
 
   // A positive number, or a fraction string "a/b" such as "0.0001/255".
   void positive(const YAML::Node& v, const std::string& what, double& out) {
