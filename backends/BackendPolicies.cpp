@@ -12,6 +12,7 @@ class NeutralPolicy final : public DelegationPolicy {
  public:
   std::string_view backend() const override { return ""; }
   std::vector<PolicyPlacement> cpuNodes(const Graph&, const UserIndex&) const override { return {}; }
+  std::vector<PolicyPlacement> cpuConversions(const Graph&, const UserIndex&) const override { return {}; }
   bool requiresFullDelegation() const override { return false; }
 };
 

@@ -41,4 +41,21 @@ std::vector<PolicyPlacement> LpaiPolicy::cpuNodes(const Graph& graph, const User
   return out;
 }
 
+std::vector<PolicyPlacement> LpaiPolicy::cpuConversions(const Graph& graph, const UserIndex& users) const {
+  std::vector<PolicyPlacement> out;
+  auto quantized = [](const Node& n) {
+    for (const TensorMeta& t : n.outputs)
+      if (t.qspec) return true;
+    return false;
+  };
+  for (uint32_t i = 0; i < graph.nodes().size(); ++i) {
+    const Node& n = graph.node(i);
+    if (n.kind == NodeKind::kInput && quantized(n))
+      out.push_back({i, "quantize of graph input '" + n.name + "' runs on CPU"});
+    else if (n.kind != NodeKind::kInput && users.isGraphOutput(i) && quantized(n))
+      out.push_back({i, "dequantize of graph output '" + n.name + "' runs on CPU"});
+  }
+  return out;
+}
+
 }  // namespace qnnrules::backends

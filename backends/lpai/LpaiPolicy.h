@@ -11,6 +11,7 @@ class LpaiPolicy final : public DelegationPolicy {
  public:
   std::string_view backend() const override { return "lpai"; }
   std::vector<PolicyPlacement> cpuNodes(const Graph& graph, const UserIndex& users) const override;
+  std::vector<PolicyPlacement> cpuConversions(const Graph& graph, const UserIndex& users) const override;
   bool requiresFullDelegation() const override { return true; }
 };
 

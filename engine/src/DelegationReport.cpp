@@ -49,7 +49,7 @@ std::string formatDelegationText(const Graph& graph, const DelegationReport& r) 
     }
   }
   if (!r.fallbacks.empty()) {
-    size_t wNode = 4, wOp = 2;
+    size_t wNode = 6, wOp = 2;  // at least the headers "on CPU" and "op"
     for (const Fallback& f : r.fallbacks) {
       wNode = std::max(wNode, graph.node(f.node).name.size());
       wOp = std::max(wOp, graph.target(graph.node(f.node)).size());
@@ -62,6 +62,7 @@ std::string formatDelegationText(const Graph& graph, const DelegationReport& r) 
                        f.message);
     }
   }
+  for (const auto& [node, what] : r.cpuConversions) s += "  on CPU by " + r.backend + " policy: " + what + "\n";
   if (r.fullDelegationRequired) {
     s += std::string("full delegation: required, ") + (r.ok() ? "satisfied" : "NOT satisfied") + "\n";
     for (const std::string& p : r.fullDelegationProblems) s += "  error[full-delegation]: " + p + "\n";
@@ -91,6 +92,9 @@ std::string formatDelegationJson(const Graph& graph, const DelegationReport& r) 
                          {"location", loc},
                          {"hint", f.hint}});
   }
+  json conversions = json::array();
+  for (const auto& [node, what] : r.cpuConversions)
+    conversions.push_back({{"node", graph.node(node).name}, {"message", what}});
   json offenders = json::array();
   for (uint32_t n : r.fullDelegationOffenders) offenders.push_back(graph.node(n).name);
   json j = {
@@ -103,6 +107,7 @@ std::string formatDelegationJson(const Graph& graph, const DelegationReport& r) 
       {"partition_count", r.partitions.size()},
       {"partitions", std::move(partitions)},
       {"fallbacks", std::move(fallbacks)},
+      {"cpu_conversions", std::move(conversions)},
       {"full_delegation",
        {{"required", r.fullDelegationRequired}, {"ok", r.ok()}, {"problems", r.fullDelegationProblems},
         {"offenders", std::move(offenders)}}},

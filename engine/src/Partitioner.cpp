@@ -342,6 +342,8 @@ DelegationReport Partitioner::run() {
   r_.backend = rules_.backend();
   r_.strict = options_.strict;
   policy_ = options_.policy ? options_.policy : &delegationPolicyFor(rules_.backend());
+  for (PolicyPlacement& c : policy_->cpuConversions(g_, users_))
+    r_.cpuConversions.emplace_back(c.node, std::move(c.reason));
   classify();
   partition();
   placeFollowers();

@@ -244,6 +244,17 @@ TEST(LpaiDelegation, GraphInputQuantizeAndOutputDequantizeStayOnCpu) {
   EXPECT_FALSE(htp.report.fullDelegationRequired);
 }
 
+TEST(LpaiDelegation, AnnotatedGraphReportsBoundaryConversionsOnCpu) {
+  // No explicit Q/DQ nodes: the quantized input and output imply them, and LPAI leaves them to CPU.
+  Partitioned r = partition(GraphBuilder::chain({kRelu, kRelu}), "lpai");
+  ASSERT_EQ(r.report.cpuConversions.size(), 2u);
+  EXPECT_EQ(r.graph.node(r.report.cpuConversions[0].first).name, "x");
+  EXPECT_EQ(r.report.cpuConversions[0].second, "quantize of graph input 'x' runs on CPU");
+  EXPECT_EQ(r.report.cpuConversions[1].second, "dequantize of graph output 'n1' runs on CPU");
+  EXPECT_TRUE(r.report.ok());
+  EXPECT_TRUE(partition(GraphBuilder::chain({kRelu, kRelu}), "htp").report.cpuConversions.empty());
+}
+
 TEST(LpaiDelegation, InnerQuantizeIsNotKeptOnCpu) {
   // A quantize fed by a compute node is not at the graph input: the backend takes it.
   using B = GraphBuilder;

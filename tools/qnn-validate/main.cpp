@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "qnnrules/DotWriter.h"
 #include "qnnrules/Engine.h"
 #include "qnnrules/Encodings.h"
 #include "qnnrules/GraphReader.h"
@@ -42,6 +43,11 @@ struct CliOptions {
   std::string output;       // annotated graph
   std::string explainNode;
   std::string encodings;    // encodings JSON from the graph's statistics
+  // Delegation (docs/delegation.md)
+  std::vector<std::string> backendOptions;  // NAME=VALUE
+  bool requireFull = false;
+  bool noRequireFull = false;
+  std::string dot;          // Graphviz picture of the delegation
 };
 
 
@@ -65,6 +71,54 @@ int badInput(const std::string& what, const qnnrules::Status& status, const qnnr
     std::cerr << " (" << status.fragment() << ")";
   std::cerr << "\n";
   return kExitBadInput;
+}
+
+// --- delegation: backend options, partitions, full delegation, DOT (docs/delegation.md) ---
+
+void applyDelegationOptions(const CliOptions& o, qnnrules::EngineOptions& eo) {
+  eo.backendOptions = o.backendOptions;
+  if (o.requireFull) eo.requireFullDelegation = true;
+  if (o.noRequireFull) eo.requireFullDelegation = false;
+}
+
+// What failed to open the engine, for the JSON error: bad --backend-option settings are
+// reported as option errors, everything else as rule loading.
+std::string engineErrorKind(const qnnrules::Engine& engine) {
+  return engine.status().code() == qnnrules::StatusCode::kInvalidArgument && !engine.loadErrors().empty()
+             ? "backend-option"
+             : "rules";
+}
+
+nlohmann::json backendOptionsJson(const qnnrules::Engine& engine) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const qnnrules::ResolvedOption& r : engine.backendOptions())
+    j[r.spec->name] = {{"value", r.text()}, {"code", r.code()}, {"type", qnnrules::optionTypeName(r.spec->type)},
+                       {"default", !r.fromUser}};
+  return j;
+}
+
+void addDelegationJson(nlohmann::json& j, const qnnrules::Engine& engine, const qnnrules::Graph& graph,
+                       const qnnrules::DelegationReport& report) {
+  j["backend_options"] = backendOptionsJson(engine);
+  j["delegation"] = nlohmann::json::parse(qnnrules::formatDelegationJson(graph, report));
+}
+
+void printDelegationText(const qnnrules::Engine& engine, const qnnrules::Graph& graph,
+                         const qnnrules::DelegationReport& report, std::ostream& os) {
+  os << qnnrules::formatDelegationText(graph, report);
+  std::string set;
+  for (const qnnrules::ResolvedOption& r : engine.backendOptions())
+    if (r.fromUser) set += (set.empty() ? "" : ", ") + r.spec->name + "=" + r.text();
+  if (!set.empty()) os << "backend options: " << set << " (others default)\n";
+}
+
+// Writes the --dot picture; an exit code when it cannot.
+std::optional<int> writeDelegationDot(const CliOptions& o, const qnnrules::Graph& graph,
+                                      const qnnrules::DelegationReport& report) {
+  if (o.dot.empty()) return std::nullopt;
+  qnnrules::Status st = qnnrules::writeDotFile(o.dot, graph, report);
+  if (!st.isOk()) return badInput("dot", st, {}, "text");
+  return std::nullopt;
 }
 
 // What happens to a graph between reading and validation: QDQ folding, annotation.
@@ -168,8 +222,9 @@ int run(const CliOptions& o) {
   eo.soc = o.soc;
   eo.mode = o.warn ? qnnrules::Mode::kWarn : qnnrules::Mode::kStrict;
   for (const std::string& d : o.ruleDirs) eo.ruleDirs.emplace_back(d);
+  applyDelegationOptions(o, eo);
   qnnrules::Engine engine(eo);
-  if (!engine.ok()) return badInput("rules", engine.status(), engine.loadErrors(), o.format);
+  if (!engine.ok()) return badInput(engineErrorKind(engine), engine.status(), engine.loadErrors(), o.format);
   if (o.listRules) return listRules(engine);
   if (o.listSocs) return listSocs(engine);
 
@@ -178,10 +233,12 @@ int run(const CliOptions& o) {
 
   Prepared prep;
   if (std::optional<int> rc = prepare(engine, o, std::move(read.graph), prep)) return *rc;
-  qnnrules::ValidationResult result = engine.validate(prep.graph);
+  qnnrules::GraphAnalysis analysis = engine.analyze(prep.graph);
+  qnnrules::ValidationResult& result = analysis.validation;
+  const qnnrules::DelegationReport& delegation = analysis.delegation;
   result.diagnostics.insert(result.diagnostics.begin(), prep.diagnostics.begin(), prep.diagnostics.end());
   qnnrules::applyMode(result, o.warn ? qnnrules::Mode::kWarn : qnnrules::Mode::kStrict);
-  const bool failed = !o.warn && !result.ok();
+  const bool failed = !o.warn && (!result.ok() || !delegation.ok());
   const qnnrules::NodeExplanation* explanation =
       prep.annotation && prep.annotation->explanation ? &*prep.annotation->explanation : nullptr;
   const std::string mode = o.warn ? "warn" : "strict";
@@ -205,6 +262,7 @@ int run(const CliOptions& o) {
                          {"nodes_discarded", prep.annotation->nodesDiscarded}};
     if (prep.qdqNodes) j["qdq_nodes_folded"] = prep.qdqNodes;
     if (explanation) j["explanation"] = explanationJson(*explanation);
+    addDelegationJson(j, engine, prep.graph, delegation);
     std::cout << j.dump(2) << "\n";
   } else {
     for (const qnnrules::Diagnostic& d : result.diagnostics) std::cout << qnnrules::formatText(d) << "\n";
@@ -213,11 +271,13 @@ int run(const CliOptions& o) {
       std::cout << "annotated with " << prep.annotation->config << ": " << prep.annotation->nodesAnnotated
                 << " node(s) annotated, " << prep.annotation->nodesKept << " kept, "
                 << prep.annotation->nodesDiscarded << " discarded\n";
+    printDelegationText(engine, prep.graph, delegation, std::cout);
     std::cout << o.graphPath << ": " << result.nodesChecked << " op nodes checked against " << o.backend
               << " rules for " << engine.soc().name << " (HTP " << arch << "), " << mode << " mode: "
               << result.errorCount() << " error(s), " << result.warningCount() << " warning(s)"
               << (failed ? " - INVALID" : (result.diagnostics.empty() ? " - valid" : "")) << "\n";
   }
+  if (std::optional<int> rc = writeDelegationDot(o, prep.graph, delegation)) return *rc;
   if (int rc = writeOutputs(engine, o, prep, failed); rc != kExitValid) return rc;
   return failed ? kExitViolations : kExitValid;
 }
@@ -243,6 +303,14 @@ int main(int argc, char** argv) {
   app.add_option("--explain-node", o.explainNode, "say which config, override and rule decided each port of NAME")
       ->needs(annotate);
   app.add_option("--encodings", o.encodings, "write encodings computed from the graph's min/max statistics");
+  app.add_option("--backend-option", o.backendOptions, "backend option NAME=VALUE (repeatable), e.g. fps=30")
+      ->expected(1)
+      ->allow_extra_args(false)  // one NAME=VALUE per flag, so a following graph path is not swallowed
+      ->take_all();
+  auto* full = app.add_flag("--require-full-delegation", o.requireFull,
+                            "fail unless the graph is one partition with no compute on CPU (default for lpai)");
+  app.add_flag("--no-require-full-delegation", o.noRequireFull, "allow partial delegation")->excludes(full);
+  app.add_option("--dot", o.dot, "write a Graphviz picture of the delegation (partitions, fallbacks) here");
   app.add_option("--log-level", o.logLevel, "trace, debug, info, warn, error, off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
       ->capture_default_str();

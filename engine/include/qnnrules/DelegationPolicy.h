@@ -26,6 +26,10 @@ class DelegationPolicy {
   // Call nodes the backend keeps on CPU even when a rule supports them. Called once per
   // graph; implementations classify each distinct target once, not each node.
   virtual std::vector<PolicyPlacement> cpuNodes(const Graph& graph, const UserIndex& users) const = 0;
+  // Conversions at the graph boundary that the backend leaves to CPU in an annotated graph
+  // (one without explicit Q/DQ nodes): `node` is the graph input, or the node whose output is
+  // a graph output.
+  virtual std::vector<PolicyPlacement> cpuConversions(const Graph& graph, const UserIndex& users) const = 0;
   // Whether lowering fails unless the graph is one partition with no compute on CPU.
   virtual bool requiresFullDelegation() const = 0;
 };

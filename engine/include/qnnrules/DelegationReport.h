@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "qnnrules/Diagnostic.h"
@@ -68,6 +69,9 @@ struct DelegationReport {
   std::vector<NodeDelegation> nodes;     // parallel to Graph::nodes()
   std::vector<Partition> partitions;     // ordered by first node
   std::vector<Fallback> fallbacks;       // compute nodes on CPU, graph order
+  // Boundary conversions the backend leaves to CPU in an annotated graph (LPAI: quantize of
+  // each quantized graph input, dequantize of each quantized graph output): node and sentence.
+  std::vector<std::pair<uint32_t, std::string>> cpuConversions;
   size_t computeNodes = 0;
   size_t delegatedComputeNodes = 0;
   size_t invalidDelegatedNodes = 0;      // warn mode: delegated although validation failed
