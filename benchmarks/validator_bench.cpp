@@ -55,14 +55,14 @@ Graph makeGraph(int blocks) {
   Node x;
   x.name = "x";
   x.kind = NodeKind::kInput;
-  x.outputs.push_back({ScalarType::kFloat32, {1, 64, 56, 56}, act8()});
+  x.outputs.push_back({ScalarType::kFloat32, {1, 64, 56, 56}, act8(), std::nullopt});
   uint32_t prev = add(g, std::move(x));
   for (int i = 0; i < blocks; ++i) {
     std::string id = std::to_string(i);
     Node w;
     w.name = "w" + id;
     w.kind = NodeKind::kParameter;
-    w.outputs.push_back({ScalarType::kFloat32, {64, 64, 3, 3}, std::nullopt});
+    w.outputs.push_back({ScalarType::kFloat32, {64, 64, 3, 3}, std::nullopt, std::nullopt});
     uint32_t wi = add(g, std::move(w));
 
     Node conv;
@@ -73,7 +73,7 @@ Graph makeGraph(int blocks) {
     Argument wt = Argument::tensorRef(wi);
     wt.qspec = weight8();
     conv.args = {in, wt, Argument{}};
-    conv.outputs.push_back({ScalarType::kFloat32, {1, 64, 56, 56}, act8()});
+    conv.outputs.push_back({ScalarType::kFloat32, {1, 64, 56, 56}, act8(), std::nullopt});
     uint32_t ci = add(g, std::move(conv));
 
     Node relu;
@@ -82,7 +82,7 @@ Graph makeGraph(int blocks) {
     Argument rin = Argument::tensorRef(ci);
     rin.qspec = act8();
     relu.args = {rin};
-    relu.outputs.push_back({ScalarType::kFloat32, {1, 64, 56, 56}, act8()});
+    relu.outputs.push_back({ScalarType::kFloat32, {1, 64, 56, 56}, act8(), std::nullopt});
     uint32_t ri = add(g, std::move(relu));
 
     Node view;
@@ -91,7 +91,7 @@ Graph makeGraph(int blocks) {
     Argument vin = Argument::tensorRef(ri);
     vin.qspec = sharedWith(ri);
     view.args = {vin, Argument::integer(-1)};
-    view.outputs.push_back({ScalarType::kFloat32, {1, 64, 56, 56}, sharedWith(ri)});
+    view.outputs.push_back({ScalarType::kFloat32, {1, 64, 56, 56}, sharedWith(ri), std::nullopt});
     uint32_t vi = add(g, std::move(view));
 
     Node sum;
@@ -102,7 +102,7 @@ Graph makeGraph(int blocks) {
     Argument a1 = Argument::tensorRef(prev);
     a1.qspec = act8();
     sum.args = {a0, a1};
-    sum.outputs.push_back({ScalarType::kFloat32, {1, 64, 56, 56}, act8()});
+    sum.outputs.push_back({ScalarType::kFloat32, {1, 64, 56, 56}, act8(), std::nullopt});
     prev = add(g, std::move(sum));
   }
   return g;

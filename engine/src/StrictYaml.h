@@ -149,7 +149,7 @@ class StrictYamlReader {
     m.valid = true;
     std::vector<Entry> seen;  // every key as first written, to report duplicates once per repeat
     for (auto it = node.begin(); it != node.end(); ++it) {
-      const YAML::Node& k = it->first;
+      const YAML::Node k = it->first;  // a copy: it->first is a temporary
       if (!k.IsScalar()) {
         error(DiagCode::kWrongType, mark(k), "a key in " + scope + " is not a string", "a string key", describe(k));
         continue;

@@ -105,6 +105,20 @@ def _node_tensors(node):
     return None
 
 
+def _outputs_from_getitems(node):
+    """make_fx in torch 1.13 leaves multi-output nodes (native_batch_norm, max_pool2d_with_indices)
+    without meta; their getitem users have it. Positions no getitem reads stay None."""
+    by_index = {}
+    for user in node.users:
+        if user.target is operator.getitem and isinstance(user.args[1], int):
+            tensors = _node_tensors(user)
+            if tensors and len(tensors) == 1:
+                by_index[user.args[1]] = tensors[0]
+    if not by_index:
+        return None
+    return [by_index.get(i) for i in range(max(by_index) + 1)]
+
+
 def _literal(v, ref):
     """One argument value in format v1: tensor references through ``ref``, literals as JSON values."""
     if isinstance(v, torch.fx.Node):
@@ -215,8 +229,9 @@ def _annotation(node):
 def _parameter_names(module):
     if module is None:
         return {}
-    names = {id(p): n for n, p in module.named_parameters(remove_duplicate=False)}
-    names.update({id(b): n for n, b in module.named_buffers(remove_duplicate=False)})
+    # Shared tensors keep their first name (named_parameters drops later duplicates).
+    names = {id(p): n for n, p in module.named_parameters()}
+    names.update({id(b): n for n, b in module.named_buffers()})
     return names
 
 
@@ -294,10 +309,12 @@ def to_dict(gm, name=None, module=None):
             tensors = _node_tensors(node)
             if tensors is None and node.op == "get_attr" and isinstance(value, torch.Tensor):
                 tensors = [_one_tensor(value)]
+            if tensors is None:
+                tensors = _outputs_from_getitems(node)
             if tensors and any(t is not None for t in tensors):
                 outs = []
                 for i, t in enumerate(tensors):
-                    if t is None:  # a non-tensor element of a tuple result: keeps the indices right
+                    if t is None:  # unknown or not a tensor: a placeholder keeps the indices right
                         t = {"dtype": "int64", "shape": []}
                     spec = _spec_to_v1(outputs[i], lambda n: n.name) if i < len(outputs) else None
                     if spec is not None:

@@ -84,10 +84,11 @@ void bindGraph(py::module_& m) {
                              })
       .def(
           "node",
-          [](const Graph& g, const std::string& name) {
+          [](const Graph& g, const std::string& name) -> py::object {
             std::optional<uint32_t> i = g.findNode(name);
             if (!i) throw py::key_error("no node named '" + name + "'");
-            return jsonLoads(toJsonText(g, -1))["nodes"][py::int_(*i)];
+            py::object nodes = jsonLoads(toJsonText(g, -1))["nodes"];
+            return py::object(nodes[py::int_(*i)]);
           },
           py::arg("name"), "One node as a format v1 dict.")
       .def("__repr__", [](const Graph& g) {

@@ -227,7 +227,7 @@ TEST(Validator, AsymmetricWeightViolatesSymmetric) {
   EXPECT_EQ(d.ruleId, "t.conv");
   EXPECT_EQ(d.variant, "a8w8");
   EXPECT_EQ(d.message, "weight must be symmetrically quantized (offset 0 for SFIXED, -2^(n-1) for UFIXED).");
-  EXPECT_EQ(d.mark.toString(), "test.yaml:19:19");
+  EXPECT_EQ(d.mark.toString(), "test.yaml:19:11");
   EXPECT_EQ(d.severity, Severity::kError);
 }
 

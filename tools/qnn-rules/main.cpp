@@ -3,11 +3,12 @@
 //   qnn-rules lint [--rules DIR]...           load every backend, report every error (exit 1 on any)
 //   qnn-rules list [--backend B]              one line per rule
 //   qnn-rules explain RULE_ID [--backend B]   description, targets, ports, variants, gates, file:line
-//   qnn-rules docs [--out DIR] [--check]      write (or check) DIR/<backend>.md for every backend
+//   qnn-rules docs [--out DIR] [--check]      write (or check) DIR/<backend>.md for every backend, and DIR/index.md
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
 #include <iostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -35,8 +36,14 @@ RegistryOptions registryOptions(const std::vector<std::string>& dirs) {
 
 int lint(RuleRegistry& reg) {
   size_t errors = 0;
+  // A backend that extends another repeats its parent's errors; print each diagnostic once.
+  std::set<std::string> printed;
+  auto print = [&](const Diagnostic& d) {
+    std::string text = formatText(d);
+    if (printed.insert(text).second) std::cout << text;
+  };
   const auto& socs = reg.socs();
-  for (const Diagnostic& d : socs.errors) std::cout << formatText(d);
+  for (const Diagnostic& d : socs.errors) print(d);
   if (!socs.status.isOk()) {
     std::cout << "socs: " << socs.status.message() << "\n";
     errors += std::max<size_t>(1, socs.errors.size());
@@ -50,9 +57,14 @@ int lint(RuleRegistry& reg) {
   }
   for (const std::string& b : backends) {
     const BackendLoad& load = reg.backend(b);
-    for (const Diagnostic& d : load.errors) std::cout << formatText(d);
+    for (const Diagnostic& d : load.errors) print(d);
     if (load.status.isOk()) {
-      std::cout << b << ": " << load.rules->rules().size() << " rules OK\n";
+      size_t inherited = 0;
+      for (const Rule& r : load.rules->rules()) inherited += !r.inheritedFrom.empty();
+      std::cout << b << ": " << load.rules->rules().size() << " rules OK";
+      if (load.manifest && !load.manifest->extends.empty())
+        std::cout << " (" << inherited << " inherited from " << load.manifest->extends << ")";
+      std::cout << "\n";
     } else {
       std::cout << b << ": " << load.status.message() << "\n";
       errors += std::max<size_t>(1, load.errors.size());
@@ -75,7 +87,9 @@ int list(RuleRegistry& reg, const std::string& backend) {
   for (const Rule& r : rules->rules()) {
     std::cout << r.id << "\t" << (r.qnnOp.empty() ? "-" : r.qnnOp) << "\t";
     for (size_t i = 0; i < r.targets.size(); ++i) std::cout << (i ? "," : "") << r.targets[i];
-    std::cout << "\t" << r.mark.toString(false) << "\n";
+    std::cout << "\t" << r.mark.toString(false);
+    if (!r.inheritedFrom.empty()) std::cout << "\tfrom " << r.inheritedFrom;
+    std::cout << "\n";
   }
   return kExitOk;
 }
@@ -90,6 +104,9 @@ int explain(RuleRegistry& reg, const std::string& backend, const std::string& id
     return kExitUsage;
   }
   std::cout << r->id << "  (" << r->mark.toString() << ", " << r->origin << ")\n";
+  if (!r->inheritedFrom.empty())
+    std::cout << "  inherited from " << r->inheritedFrom << " via " << r->via.toString() << "\n";
+  for (const std::string& n : r->notes) std::cout << "  note: " << n << "\n";
   std::cout << "  " << r->description << "\n";
   if (r->kind == RuleKind::kUnsupported) std::cout << "  unsupported: " << r->reason << "\n";
   if (r->kind == RuleKind::kStructural) std::cout << "  structural: no QNN op, nothing to check\n";
@@ -106,6 +123,7 @@ int explain(RuleRegistry& reg, const std::string& backend, const std::string& id
   for (const Variant& v : r->variants) {
     std::cout << "  variant " << v.name << "  (" << v.mark.toString() << ")";
     if (v.minArch != HtpArch::kNone) std::cout << "  needs HTP " << htpArchName(v.minArch) << "+";
+    else std::cout << "  no gate";
     std::cout << "\n";
     if (!v.description.empty()) std::cout << "    " << v.description << "\n";
     for (size_t p = 0; p < r->ports.size(); ++p)
@@ -129,6 +147,24 @@ bool writeAtomically(const std::filesystem::path& path, const std::string& text)
   return !ec;
 }
 
+// Writes `text` to `path`, or in check mode compares; returns false when stale or unwritable.
+bool emit(const std::filesystem::path& path, const std::string& text, bool check) {
+  if (check) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream current;
+    current << in.rdbuf();
+    if (in && current.str() == text) return true;
+    std::cout << path.string() << " is stale: run `qnn-rules docs` and commit the result\n";
+    return false;
+  }
+  if (!writeAtomically(path, text)) {
+    std::cerr << "qnn-rules: error: cannot write " << path.string() << "\n";
+    return false;
+  }
+  std::cout << "wrote " << path.string() << "\n";
+  return true;
+}
+
 int docs(RuleRegistry& reg, const std::string& outDir, bool check) {
   const auto& socs = reg.socs();
   if (!socs.status.isOk()) {
@@ -137,30 +173,21 @@ int docs(RuleRegistry& reg, const std::string& outDir, bool check) {
     return kExitUsage;
   }
   std::error_code ec;
-  std::filesystem::create_directories(outDir, ec);
-  int stale = 0;
+  if (!check) std::filesystem::create_directories(outDir, ec);
+  std::vector<DocBackend> backends;
   for (const std::string& b : reg.availableBackends()) {
     const RuleSet* rules = open(reg, b);
     if (!rules) return kExitUsage;
-    std::string md = supportedOpsMarkdown(*rules, *socs.table, reg.searchPath().front());
-    std::filesystem::path path = std::filesystem::path(outDir) / (b + ".md");
-    if (check) {
-      std::ifstream in(path, std::ios::binary);
-      std::stringstream current;
-      current << in.rdbuf();
-      if (!in || current.str() != md) {
-        std::cout << path.string() << " is stale: run `qnn-rules docs` and commit the result\n";
-        ++stale;
-      }
-      continue;
-    }
-    if (!writeAtomically(path, md)) {
-      std::cerr << "qnn-rules: error: cannot write " << path.string() << "\n";
-      return kExitUsage;
-    }
-    std::cout << "wrote " << path.string() << "\n";
+    backends.push_back({rules, reg.backend(b).manifest.get()});
   }
-  return stale ? kExitLintErrors : kExitOk;
+  bool ok = true;
+  for (const DocBackend& b : backends) {
+    std::string md = supportedOpsMarkdown(b, *socs.table, reg.searchPath().front());
+    ok &= emit(std::filesystem::path(outDir) / (b.rules->backend() + ".md"), md, check);
+  }
+  ok &= emit(std::filesystem::path(outDir) / "index.md", supportedOpsIndexMarkdown(backends), check);
+  if (ok) return kExitOk;
+  return check ? kExitLintErrors : kExitUsage;
 }
 
 }  // namespace
@@ -172,12 +199,14 @@ int main(int argc, char** argv) {
   std::string backend = "htp";
   std::string ruleId;
   app.add_option("--rules", dirs, "overlay rules directory (repeatable)");
+  app.fallthrough();  // `qnn-rules lint --rules DIR` as well as `qnn-rules --rules DIR lint`
   CLI::App* lintCmd = app.add_subcommand("lint", "load every backend and report every error");
   CLI::App* listCmd = app.add_subcommand("list", "list a backend's rules");
   listCmd->add_option("--backend", backend, "backend")->capture_default_str();
   CLI::App* explainCmd = app.add_subcommand("explain", "show one rule in full");
   explainCmd->add_option("rule", ruleId, "rule id (or ATen target)")->required();
-  explainCmd->add_option("--backend", backend, "backend")->capture_default_str();
+  CLI::Option* explainBackend =
+      explainCmd->add_option("--backend", backend, "backend (default: the rule id's prefix, else htp)");
   std::string outDir = "docs/supported-ops";
   bool check = false;
   CLI::App* docsCmd = app.add_subcommand("docs", "generate the supported-ops reference from the rules");
@@ -192,7 +221,15 @@ int main(int argc, char** argv) {
   RuleRegistry reg(registryOptions(dirs));
   if (lintCmd->parsed()) return lint(reg);
   if (listCmd->parsed()) return list(reg, backend);
-  if (explainCmd->parsed()) return explain(reg, backend, ruleId);
+  if (explainCmd->parsed()) {
+    // "lpai.conv2d" names its backend; --backend only decides for bare ATen targets.
+    if (explainBackend->count() == 0) {
+      const std::string prefix = ruleId.substr(0, ruleId.find('.'));
+      for (const std::string& b : reg.availableBackends())
+        if (b == prefix) backend = b;
+    }
+    return explain(reg, backend, ruleId);
+  }
   if (docsCmd->parsed()) return docs(reg, outDir, check);
   return kExitUsage;
 }

@@ -1,0 +1,60 @@
+# Installs the main build into a fresh prefix, builds tests/package against the installed
+# qnnrules package only, and runs the consumer twice: with the package's rules directory, and
+# installed into <prefix>/bin where the engine must find <prefix>/share/qnnrules/rules itself.
+#
+# cmake -DBUILD_DIR=... -DWORK_DIR=... -DSOURCE_DIR=... -DGENERATOR=... -DCXX=...
+#       [-DCXX_FLAGS=...] [-DBUILD_TYPE=...] [-DPYTHON=interpreter] -P run_package_test.cmake
+foreach(var BUILD_DIR WORK_DIR SOURCE_DIR GENERATOR CXX)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "run_package_test.cmake needs -D${var}=...")
+  endif()
+endforeach()
+
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    string(REPLACE ";" " " cmd "${ARGN}")
+    message(FATAL_ERROR "command failed (${rc}): ${cmd}\n${out}\n${err}")
+  endif()
+  set(last_output "${out}" PARENT_SCOPE)
+endfunction()
+
+set(prefix "${WORK_DIR}/prefix")
+set(consumer_build "${WORK_DIR}/consumer-build")
+file(REMOVE_RECURSE "${WORK_DIR}")
+
+run(${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}")
+foreach(f include/qnnrules/Engine.h share/qnnrules/rules/socs.yaml)
+  if(NOT EXISTS "${prefix}/${f}")
+    message(FATAL_ERROR "not installed: ${prefix}/${f}")
+  endif()
+endforeach()
+
+# Only the prefix is visible to the consumer: no build or source tree paths.
+run(${CMAKE_COMMAND} -S "${SOURCE_DIR}" -B "${consumer_build}" -G "${GENERATOR}"
+    "-DCMAKE_PREFIX_PATH=${prefix}" "-DCMAKE_CXX_COMPILER=${CXX}" "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}"
+    "-DCMAKE_BUILD_TYPE=${BUILD_TYPE}" "-DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF")
+run(${CMAKE_COMMAND} --build "${consumer_build}")
+
+set(clean_env ${CMAKE_COMMAND} -E env --unset=QNNRULES_BUILTIN_RULES --unset=QNNRULES_PATH)
+run(${clean_env} "${consumer_build}/qnnrules_consumer" explicit)
+message(STATUS "${last_output}")
+run(${CMAKE_COMMAND} --install "${consumer_build}" --prefix "${prefix}")
+run(${clean_env} "${prefix}/bin/qnnrules_consumer" discover)
+message(STATUS "${last_output}")
+
+# The installed Python package finds the installed rules relative to itself.
+if(PYTHON)
+  file(GLOB pkg LIST_DIRECTORIES true "${prefix}/lib/python*/dist-packages/qnnrules")
+  if(NOT pkg)
+    message(FATAL_ERROR "the qnnrules Python package was not installed under ${prefix}/lib")
+  endif()
+  get_filename_component(site "${pkg}" DIRECTORY)
+  run(${clean_env} "PYTHONPATH=${site}" "${PYTHON}" -c
+      "import qnnrules, os, sys; e = qnnrules.Engine(soc='SM8650'); \
+want = os.path.join(sys.argv[1], 'share', 'qnnrules', 'rules'); \
+assert qnnrules.__file__.startswith(sys.argv[1]), qnnrules.__file__; \
+assert str(e.search_path[0]) == want, (str(e.search_path[0]), want); print('python package: ok', want)"
+      "${prefix}")
+  message(STATUS "${last_output}")
+endif()

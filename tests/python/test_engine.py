@@ -1,0 +1,184 @@
+"""The Python engine API on graphs built in Python: validate, strict vs warn, exceptions that
+carry every violation, overlays, annotate, delegation, and agreement with the CLI."""
+
+import pytest
+
+import qnnrules
+from conftest import SOC, assert_same_as_cli, rule_for
+
+SIGMOID = "aten.sigmoid.default"
+U8 = {"dtype": "uint8", "quant_min": 0, "quant_max": 255, "qscheme": "per_tensor_affine"}
+
+
+def sigmoid_graph(out_scale, out_zero_point=0, extra_target=None):
+    """x (uint8) -> sig -> [extra] -> output, with the sigmoid output at the given encoding."""
+    b = qnnrules.GraphBuilder("sigmoid_net")
+    x_spec = dict(U8, scale=0.02, zero_point=128)
+    x = b.input("x", "float32", [1, 8], qspec=x_spec)
+    y = b.call("sig", SIGMOID, [x.q(x_spec)],
+               outputs=[("float32", [1, 8], dict(U8, scale=out_scale, zero_point=out_zero_point))])
+    if extra_target:
+        y = b.call("extra", extra_target, [y], outputs=[("float32", [1, 8])])
+    b.output([y])
+    return b.build()
+
+
+def test_engine_describes_soc_rules_and_search_path(engine):
+    assert engine.soc["name"] == SOC and engine.soc["htp_arch"] == "V75"
+    assert engine.backend == "htp" and engine.strict
+    assert engine.rules and all(r["id"].startswith("htp.") and r["location"] for r in engine.rules)
+    assert str(engine.search_path[0]).endswith("rules")
+
+
+def test_unknown_soc_is_a_rule_error_naming_known_socs():
+    with pytest.raises(qnnrules.RuleError) as exc:
+        qnnrules.Engine(soc="SM0000")
+    assert isinstance(exc.value, ValueError)
+    assert "SM0000" in str(exc.value) and SOC in str(exc.value)
+
+
+def test_bad_graph_reports_every_schema_error():
+    text = '{"format": "qnnrules-graph", "version": 1, "nodes": [{"kind": "call"}, {"name": "y", "kind": "bogus"}]}'
+    with pytest.raises(qnnrules.GraphError) as exc:
+        qnnrules.Graph.from_json(text, "bad.json")
+    diags = exc.value.diagnostics
+    assert [(d.code, d.port) for d in diags] == [("graph-schema", "/nodes/0"), ("graph-schema", "/nodes/1/kind")]
+    assert "missing required key 'name'" in str(exc.value) and '"bogus"' in str(exc.value)
+
+
+def test_correct_fixed_scale_validates(engine):
+    assert engine.validate(sigmoid_graph(1 / 256)) == []
+
+
+def test_wrong_fixed_scale_raises_with_every_field(engine):
+    with pytest.raises(qnnrules.ValidationError) as exc:
+        engine.validate(sigmoid_graph(1 / 128))
+    err = exc.value
+    assert isinstance(err, ValueError)
+    [d] = [d for d in err.diagnostics if d.node == "sig"]
+    assert (d.severity, d.code, d.op, d.port) == ("error", "fixed-scale", SIGMOID, "out[0] output")
+    assert d.rule_id == rule_for(engine, SIGMOID)
+    assert d.variant and d.message and d.expected and d.actual and d.hint
+    assert d.file.endswith(".yaml") and d.line > 0 and d.column > 0
+    assert d.location == f"{d.file}:{d.line}:{d.column}"
+    assert "0.0078125" in d.actual
+    # The exception message itself lists node, port, rule, expected, actual and hint.
+    for text in ("'sig'", "out[0] output", d.rule_id, d.expected, d.actual, d.hint):
+        assert text in str(err)
+
+
+def test_every_violation_is_in_the_exception(engine):
+    with pytest.raises(qnnrules.ValidationError) as exc:
+        engine.validate(sigmoid_graph(1 / 128, extra_target="aten.qnnrules_test_no_such_op.default"))
+    codes = sorted((d.node, d.code) for d in exc.value.errors)
+    assert codes == [("extra", "no-rule"), ("sig", "fixed-scale")]
+    assert "'extra'" in str(exc.value) and "'sig'" in str(exc.value)
+
+
+def test_warn_mode_returns_the_same_violations_as_warnings(engine, warn_engine):
+    graph = sigmoid_graph(1 / 128)
+    diags = warn_engine.validate(graph)
+    strict = engine.check(graph).diagnostics
+    assert [d.severity for d in diags] == ["warning"] * len(strict)
+    assert [(d.node, d.code, d.rule_id) for d in diags] == [(d.node, d.code, d.rule_id) for d in strict]
+
+
+@pytest.mark.parametrize("scale", [1 / 256, 1 / 128])
+def test_python_and_cli_agree(engine, warn_engine, tmp_path, scale):
+    path = tmp_path / "sigmoid.json"
+    sigmoid_graph(scale, extra_target="aten.qnnrules_test_no_such_op.default").save(path)
+    for e in (engine, warn_engine):
+        report = assert_same_as_cli(e, path)
+        assert report.diagnostics  # the unknown op at least: the comparison is never of two empty lists
+
+
+def test_graph_round_trips_through_dict_and_json():
+    graph = sigmoid_graph(1 / 256)
+    d = graph.to_dict()
+    assert qnnrules.Graph.from_dict(d).to_dict() == d
+    assert qnnrules.Graph.from_json(graph.to_json()).to_dict() == d
+    assert graph.node("sig")["outputs"][0]["qspec"]["scale"] == 1 / 256
+    assert len(graph) == 3 and graph.node_names == ["x", "sig", "output"]
+
+
+OVERLAY_RULE = """version: 1
+rules:
+  - id: htp.qnnrules_test_op
+    targets: [aten.qnnrules_test_op.default]
+    qnn_op: ElementWiseNeg
+    pattern: siso
+    description: A test-only op added by an overlay.
+    inputs: [{name: input}]
+    outputs: [{name: output}]
+    variants:
+      - name: a8
+        ports:
+          input: {dtype: UFIXED_POINT_8, encoding: SCALE_OFFSET}
+          output: {dtype: UFIXED_POINT_8, encoding: SCALE_OFFSET}
+"""
+
+
+def overlay_graph():
+    b = qnnrules.GraphBuilder("overlay")
+    spec = dict(U8, scale=0.1, zero_point=0)
+    x = b.input("x", "float32", [4], qspec=spec)
+    y = b.call("t", "aten.qnnrules_test_op.default", [x.q(spec)], outputs=[("float32", [4], spec)])
+    b.output([y])
+    return b.build()
+
+
+def test_overlay_adds_an_op(engine, tmp_path):
+    (tmp_path / "htp").mkdir()
+    (tmp_path / "htp" / "extra.yaml").write_text(OVERLAY_RULE)
+    with pytest.raises(qnnrules.ValidationError, match="no rule covers aten.qnnrules_test_op.default"):
+        engine.validate(overlay_graph())
+    overlaid = qnnrules.Engine(soc=SOC, rules=[tmp_path], use_environment=False)
+    assert overlaid.validate(overlay_graph()) == []
+    [rule] = [r for r in overlaid.rules if r["id"] == "htp.qnnrules_test_op"]
+    assert rule["origin"] == str(tmp_path) and rule["location"].startswith(str(tmp_path))
+    assert len(overlaid.rules) == len(engine.rules) + 1
+
+
+def test_broken_overlay_is_a_rule_error_with_file_and_line(tmp_path):
+    (tmp_path / "htp").mkdir()
+    (tmp_path / "htp" / "bad.yaml").write_text(OVERLAY_RULE.replace("pattern: siso", "pattern: siso\n    colour: red"))
+    with pytest.raises(qnnrules.RuleError) as exc:
+        qnnrules.Engine(soc=SOC, rules=[tmp_path], use_environment=False)
+    [d] = exc.value.diagnostics
+    assert d.code == "unknown-key" and d.file.endswith("bad.yaml") and d.line == 7
+
+
+def float_sigmoid_graph():
+    b = qnnrules.GraphBuilder("float_sigmoid")
+    x = b.input("x", "float32", [1, 8])
+    y = b.call("sig", SIGMOID, [x], outputs=[("float32", [1, 8])])
+    b.output([y])
+    return b.build()
+
+
+@pytest.mark.parametrize("config", ["8a8w", "16a8w"])
+def test_annotate_returns_an_annotated_copy_that_validates(engine, config):
+    graph = float_sigmoid_graph()
+    before = graph.to_dict()
+    annotated = engine.annotate(graph, config)
+    assert graph.to_dict() == before
+    out_spec = annotated.node("sig")["outputs"][0]["qspec"]
+    in_spec = annotated.node("sig")["args"][0]["qspec"]
+    assert out_spec["dtype"] == ("uint8" if config == "8a8w" else "int32") and "scale" in out_spec
+    assert in_spec["dtype"] == out_spec["dtype"]
+    assert engine.validate(annotated) == []
+
+
+def test_annotate_with_unknown_config_is_a_rule_error(engine):
+    with pytest.raises(qnnrules.RuleError, match="3a3w"):
+        engine.annotate(float_sigmoid_graph(), "3a3w")
+
+
+def test_delegation_report_names_cpu_nodes_and_partitions(engine):
+    report = engine.delegation(sigmoid_graph(1 / 256, extra_target="aten.qnnrules_test_no_such_op.default"))
+    assert report.compute_nodes == 2 and report.delegated_compute_nodes == 1
+    assert report.partitions == [["sig"]]
+    [fb] = report.fallbacks
+    assert (fb["node"], fb["reason"], fb["code"]) == ("extra", "no-rule", "no-rule")
+    assert not report.validation.ok
+    assert "extra" in str(report) and report.to_dict()["fallbacks"][0]["node"] == "extra"

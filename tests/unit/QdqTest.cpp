@@ -1,0 +1,100 @@
+// QDQ graphs: encodings come from the quantize/dequantize nodes around each compute node and
+// are validated with the same rules; real scales make fixed-qparam checks exact.
+#include <gtest/gtest.h>
+
+#include "AnnotationTestUtil.h"
+#include "TestUtil.h"
+#include "qnnrules/QdqReader.h"
+
+namespace qnnrules {
+namespace {
+
+using namespace qnnrules::testing;  // NOLINT
+
+// x -> Q -> DQ -> sigmoid -> Q(out scale) -> DQ -> output; weights as int8 parameters with a
+// per-channel DQ feeding a conv.
+std::string qdqGraph(const std::string& sigmoidScale) {
+  return R"({"format": "qnnrules-graph", "version": 1, "name": "qdq", "nodes": [
+  {"name": "x", "kind": "input", "outputs": [{"dtype": "float32", "shape": [1, 4, 2, 2]}]},
+  {"name": "q0", "kind": "call", "target": "quantized_decomposed.quantize_per_tensor.default",
+   "args": [{"ref": "x"}, 0.02, 128, 0, 255, "torch.uint8"], "outputs": [{"dtype": "uint8", "shape": [1, 4, 2, 2]}]},
+  {"name": "dq0", "kind": "call", "target": "quantized_decomposed.dequantize_per_tensor.default",
+   "args": [{"ref": "q0"}, 0.02, 128, 0, 255, "torch.uint8"], "outputs": [{"dtype": "float32", "shape": [1, 4, 2, 2]}]},
+  {"name": "w", "kind": "parameter", "outputs": [{"dtype": "int8", "shape": [4, 4, 1, 1]}]},
+  {"name": "dqw", "kind": "call", "target": "quantized_decomposed.dequantize_per_channel.default",
+   "args": [{"ref": "w"}, [0.1, 0.2, 0.1, 0.3], [0, 0, 0, 0], 0, -127, 127, "torch.int8"],
+   "outputs": [{"dtype": "float32", "shape": [4, 4, 1, 1]}]},
+  {"name": "conv", "kind": "call", "target": "aten.conv2d.default", "args": [{"ref": "dq0"}, {"ref": "dqw"}],
+   "outputs": [{"dtype": "float32", "shape": [1, 4, 2, 2]}]},
+  {"name": "q1", "kind": "call", "target": "quantized_decomposed.quantize_per_tensor.default",
+   "args": [{"ref": "conv"}, 0.05, 0, 0, 255, "torch.uint8"], "outputs": [{"dtype": "uint8", "shape": [1, 4, 2, 2]}]},
+  {"name": "dq1", "kind": "call", "target": "quantized_decomposed.dequantize_per_tensor.default",
+   "args": [{"ref": "q1"}, 0.05, 0, 0, 255, "torch.uint8"], "outputs": [{"dtype": "float32", "shape": [1, 4, 2, 2]}]},
+  {"name": "sig", "kind": "call", "target": "aten.sigmoid.default", "args": [{"ref": "dq1"}],
+   "outputs": [{"dtype": "float32", "shape": [1, 4, 2, 2]}]},
+  {"name": "q2", "kind": "call", "target": "quantized_decomposed.quantize_per_tensor.default",
+   "args": [{"ref": "sig"}, )" + sigmoidScale + R"(, 0, 0, 255, "torch.uint8"], "outputs": [{"dtype": "uint8", "shape": [1, 4, 2, 2]}]},
+  {"name": "dq2", "kind": "call", "target": "quantized_decomposed.dequantize_per_tensor.default",
+   "args": [{"ref": "q2"}, )" + sigmoidScale + R"(, 0, 0, 255, "torch.uint8"], "outputs": [{"dtype": "float32", "shape": [1, 4, 2, 2]}]},
+  {"name": "output", "kind": "output", "args": [[{"ref": "dq2"}]]}]})";
+}
+
+TEST(Qdq, FoldsQuantizeAndDequantizeIntoPortEncodings) {
+  Graph in = readGraphJson(qdqGraph("0.00390625"));
+  ASSERT_TRUE(isQdqGraph(in));
+  QdqFoldResult f = foldQdq(in);
+  ASSERT_TRUE(f.status.isOk());
+  EXPECT_TRUE(f.diagnostics.empty()) << dump(f.diagnostics);
+  EXPECT_EQ(f.quantizeNodes, 3u);
+  EXPECT_EQ(f.dequantizeNodes, 4u);
+  EXPECT_FALSE(isQdqGraph(f.graph));
+  const Node& conv = node(f.graph, "conv");
+  EXPECT_EQ(f.graph.node(conv.args[0].tensor.node).name, "x");
+  EXPECT_EQ(conv.args[0].qspec->scales, (std::vector<double>{0.02}));
+  EXPECT_EQ(conv.args[0].qspec->zeroPoints, (std::vector<int64_t>{128}));
+  const QuantSpec& w = *conv.args[1].qspec;
+  EXPECT_EQ(f.graph.node(conv.args[1].tensor.node).name, "w");
+  EXPECT_EQ(w.qscheme, QScheme::kPerChannelSymmetric);
+  EXPECT_EQ(w.scales.size(), 4u);
+  EXPECT_EQ(conv.outputs[0].qspec->scales, (std::vector<double>{0.05}));
+  EXPECT_EQ(node(f.graph, "sig").outputs[0].qspec->scales, (std::vector<double>{0.00390625}));
+  EXPECT_EQ(f.graph.node(node(f.graph, "output").args[0].list[0].tensor.node).name, "sig");
+}
+
+TEST(Qdq, SigmoidOutputScaleIsCheckedExactly) {
+  QdqFoldResult bad = foldQdq(readGraphJson(qdqGraph("0.00392156862745098")));  // 1/255
+  ValidationResult v = validateGraph(bad.graph, annotateRules(), soc("SM8650"));
+  ASSERT_EQ(v.errorCount(), 1u) << dump(v.diagnostics);
+  EXPECT_EQ(v.diagnostics[0].code, DiagCode::kFixedScale);
+  EXPECT_EQ(v.diagnostics[0].ruleId, "t.sigmoid");
+  EXPECT_EQ(v.diagnostics[0].node, "sig");
+  QdqFoldResult good = foldQdq(readGraphJson(qdqGraph("0.00390625")));  // 1/256
+  ValidationResult ok = validateGraph(good.graph, annotateRules(), soc("SM8650"));
+  EXPECT_EQ(ok.errorCount(), 0u) << dump(ok.diagnostics);
+  EXPECT_EQ(ok.warningCount(), 0u) << dump(ok.diagnostics);
+}
+
+TEST(Qdq, CliFoldsAndReportsTheRuleId) {
+  TempDir dir;
+  auto bad = dir.write("bad.json", qdqGraph("0.00392156862745098"));
+  // The compact test table replaces the built-in rules (as an overlay its targets would clash).
+  CommandResult r = run("env QNNRULES_PATH= QNNRULES_BUILTIN_RULES=" + shellQuote(annotateData("rules")) + " " +
+                        std::string(QNNRULES_VALIDATE_EXE) + " " + shellQuote(bad.string()) + " --soc SM8650");
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_NE(r.output.find("error[fixed-scale]: node 'sig'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("rule t.sigmoid"), std::string::npos) << r.output;
+}
+
+TEST(Qdq, BadArgumentsAreReportedNotCrashed) {
+  Graph g = readGraphJson(R"({"format": "qnnrules-graph", "version": 1, "nodes": [
+  {"name": "x", "kind": "input", "outputs": [{"dtype": "float32", "shape": [2]}]},
+  {"name": "q", "kind": "call", "target": "quantized_decomposed.quantize_per_tensor.default",
+   "args": [{"ref": "x"}, 0.1, 0], "outputs": [{"dtype": "uint8", "shape": [2]}]}]})");
+  QdqFoldResult f = foldQdq(g);
+  ASSERT_EQ(f.diagnostics.size(), 1u);
+  EXPECT_EQ(f.diagnostics[0].code, DiagCode::kQdqMismatch);
+  EXPECT_EQ(f.diagnostics[0].node, "q");
+}
+
+}  // namespace
+}  // namespace qnnrules
