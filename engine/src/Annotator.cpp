@@ -100,6 +100,7 @@ bool isTensor(const Argument& a) { return a.kind == Argument::Kind::kTensor; }
 struct RuleFacts {
   int weightArg = -1;
   int biasArg = -1;
+  int otherArg = -1;
   int weightPort = -1;
   int firstOutputPort = -1;
   std::optional<int> ruleAxis;  // per-channel axis the rule fixes on the weight port
@@ -181,6 +182,7 @@ const RuleFacts& Annotator::facts(const Rule& rule) {
   RuleFacts& f = it->second;
   f.weightArg = namedInputArg(rule, "weight");
   f.biasArg = namedInputArg(rule, "bias");
+  f.otherArg = namedInputArg(rule, "other");
   for (int p = 0; p < static_cast<int>(rule.ports.size()); ++p) {
     const PortDecl& d = rule.ports[p];
     if (!d.isInput && f.firstOutputPort < 0) f.firstOutputPort = p;
@@ -500,11 +502,20 @@ void Annotator::annotate(uint32_t idx, const Rule& rule, const Choice& ch) {
       if (!first) setOut(n, 0, sharedEdge(firstProducer, idx), "concat: shares the inputs' range");
       break;
     }
-    case AnnotationPattern::kMatMul:
-      if (firstFloat(0)) setIn(n, 0, -1, cs.act, "activation role");
-      if (firstFloat(1)) setIn(n, 1, -1, cs.matmulIn1, "matmul_in1 role");
+    case AnnotationPattern::kMatMul: {
+      // The operands by port (addmm(bias, input, weight) keeps them at 1 and 2); any other
+      // float input, such as addmm's bias, is an activation.
+      const size_t in1 = f.weightArg >= 0 ? static_cast<size_t>(f.weightArg)
+                         : f.otherArg >= 0 ? static_cast<size_t>(f.otherArg)
+                                           : 1;
+      for (size_t i = 0; i < n.args.size(); ++i) {
+        if (!firstFloat(i)) continue;
+        if (i == in1) setIn(n, i, -1, cs.matmulIn1, "matmul_in1 role");
+        else setIn(n, i, -1, cs.act, "activation role");
+      }
       if (isFloatOut(n, 0)) setOut(n, 0, cs.act, "activation role");
       break;
+    }
     case AnnotationPattern::kNorm: {
       if (firstFloat(0)) setIn(n, 0, -1, cs.act, "activation role");
       // Weight and bias by port name; else the first two tensor-or-None slots after the

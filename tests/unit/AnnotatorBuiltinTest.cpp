@@ -1,0 +1,114 @@
+// The annotator against the real HTP table (rules/htp), not the compact test table: every
+// config annotates the example graphs (annotations stripped) and the test graph so that they
+// validate clean, and the 16x16 and LPBQ gates fire on exactly the nodes that carry them.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "AnnotationTestUtil.h"
+#include "qnnrules/Engine.h"
+
+namespace qnnrules {
+namespace {
+
+using namespace qnnrules::testing;  // NOLINT
+using json = nlohmann::json;
+
+const std::string kSource = QNNRULES_SOURCE_DIR;
+
+Engine openEngine(const std::string& socName) {
+  EngineOptions o;
+  o.soc = socName;
+  o.useEnvironment = false;
+  o.builtinRulesDir = kSource + "/rules";
+  o.mode = Mode::kWarn;
+  return Engine(o);
+}
+
+void stripQspecs(json& j) {
+  if (j.is_object()) {
+    j.erase("qspec");
+    for (auto& [k, v] : j.items()) stripQspecs(v);
+  } else if (j.is_array()) {
+    for (auto& v : j) stripQspecs(v);
+  }
+}
+
+// A graph file with every annotation removed: what a quantizer starts from.
+Graph floatGraph(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  json j = json::parse(text.str());
+  stripQspecs(j);
+  return readGraphJson(j.dump());
+}
+
+std::vector<std::string> graphsToAnnotate() {
+  return {kSource + "/examples/tiny_cnn_8a8w.json", kSource + "/examples/lpbq_linear.json",
+          kSource + "/examples/matmul_16a16w.json", annotateData("mixed.json")};
+}
+
+// Every config the reference quantizer offers, with the granularities it is used with. 16a2w is
+// absent: its 2-bit weights need V81 (SM8850), checked separately below.
+const char* kConfigs[] = {"8a8w",  "8a4w",  "16a16w", "16a8w", "16a4w", "16a4w_block", "fp16a8w", "8a8w:per_channel",
+                          "16a8w:per_channel", "16a4w:per_channel", "16a16w:per_channel", "8a8w:sym", "8a8w:qat"};
+
+ValidationResult annotateAndValidate(const Engine& e, const std::string& path, const std::string& config) {
+  Graph g = floatGraph(path);
+  AnnotateOptions a;
+  a.config = config;
+  AnnotateResult r = e.annotate(g, a);
+  EXPECT_TRUE(r.ok()) << r.status.message() << dump(r.diagnostics);
+  return e.validate(g);
+}
+
+TEST(AnnotatorBuiltin, EveryConfigValidatesCleanOnSM8650) {
+  Engine e = openEngine("SM8650");
+  ASSERT_TRUE(e.ok()) << e.status().message();
+  for (const std::string& path : graphsToAnnotate())
+    for (const char* c : kConfigs) {
+      SCOPED_TRACE(path + " with " + c);
+      ValidationResult v = annotateAndValidate(e, path, c);
+      EXPECT_EQ(v.errorCount() + v.warningCount(), 0u) << dump(v.diagnostics);
+    }
+}
+
+TEST(AnnotatorBuiltin, TwoBitWeightsValidateOnSM8850AndAreGatedOnSM8650) {
+  Engine v81 = openEngine("SM8850");
+  Engine v75 = openEngine("SM8650");
+  ValidationResult ok = annotateAndValidate(v81, annotateData("mixed.json"), "16a2w");
+  EXPECT_EQ(ok.errorCount() + ok.warningCount(), 0u) << dump(ok.diagnostics);
+  ValidationResult gated = annotateAndValidate(v75, annotateData("mixed.json"), "16a2w");
+  ASSERT_FALSE(gated.diagnostics.empty());
+  for (const Diagnostic& d : gated.diagnostics) EXPECT_EQ(d.code, DiagCode::kArchGate) << formatText(d);
+}
+
+std::set<std::string> gatedNodes(const std::string& config, const std::string& socName) {
+  Engine e = openEngine(socName);
+  ValidationResult v = annotateAndValidate(e, annotateData("mixed.json"), config);
+  std::set<std::string> nodes;
+  for (const Diagnostic& d : v.diagnostics) {
+    EXPECT_EQ(d.code, DiagCode::kArchGate) << formatText(d);
+    EXPECT_NE(d.ruleId.find("htp."), std::string::npos) << formatText(d);
+    nodes.insert(d.node);
+  }
+  return nodes;
+}
+
+TEST(AnnotatorBuiltin, SixteenBitWeightsGateExactlyConvLinearMatmulLayerNormOnSM8450) {
+  EXPECT_EQ(gatedNodes("16a16w", "SM8450"), (std::set<std::string>{"conv1", "fc", "mm", "ln"}));
+  EXPECT_TRUE(gatedNodes("16a8w", "SM8450").empty());
+  EXPECT_TRUE(gatedNodes("16a16w", "SM8550").empty());
+}
+
+TEST(AnnotatorBuiltin, BlockWiseWeightsGateConvAndLinearBelowV69) {
+  EXPECT_EQ(gatedNodes("16a4w_block", "SM8350"), (std::set<std::string>{"conv1", "fc"}));
+  EXPECT_TRUE(gatedNodes("16a4w_block", "SM8450").empty());
+}
+
+}  // namespace
+}  // namespace qnnrules
