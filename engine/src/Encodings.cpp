@@ -114,7 +114,10 @@ void Encoder::unite(Range& into, const TensorStats& s) const {
 // point 0 for signed and the mid code for unsigned containers; scales are floored at eps.
 bool Encoder::observe(const QuantSpec& spec, const Range& range, TensorEncoding& e, std::string& why) const {
   const PortType pt = portTypeOf(spec);
-  const double qmin = static_cast<double>(*spec.quantMin), qmax = static_cast<double>(*spec.quantMax);
+  // Without quant_min/quant_max the dtype's full range (as portTypeOf reads the spec).
+  const QuantRange full = fullQuantRange(spec.dtype);
+  const double qmin = static_cast<double>(spec.quantMin.value_or(full.min));
+  const double qmax = static_cast<double>(spec.quantMax.value_or(full.max));
   const bool sym = isSymmetric(spec.qscheme);
   const double eps = pt.bitwidth <= 8 ? opt_.eps8 : opt_.eps16;
   auto one = [&](double lo, double hi, double floor, double& scale, int64_t& zp) {
