@@ -1,5 +1,6 @@
 #include "qnnrules/Validator.h"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -56,8 +57,12 @@ struct Violation {
 
 class NodeValidator {
  public:
-  NodeValidator(const Graph& g, const SocInfo& soc, const ValidateOptions& opt, DiagnosticList& out)
+  NodeValidator(const Graph& g, const SocInfo& soc, const ValidateOptions& opt, const std::string& backend,
+                DiagnosticList& out)
       : g_(g), soc_(soc), opt_(opt), out_(out) {
+    unsupportedPrefix_ = "not supported by QNN ";
+    for (char c : backend) unsupportedPrefix_ += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    unsupportedPrefix_ += ": ";
     memo_.reserve(g.nodes().size() * 2);
   }
 
@@ -84,6 +89,7 @@ class NodeValidator {
   const SocInfo& soc_;
   const ValidateOptions& opt_;
   DiagnosticList& out_;
+  std::string unsupportedPrefix_;  // "not supported by QNN HTP: ", built once
   // Scratch reused across nodes: the per-node path allocates only when a node has more
   // ports than any node before it.
   std::vector<Bound> bound_;
@@ -505,7 +511,7 @@ void NodeValidator::run(const Node& node, const Rule& rule) {
   if (rule.kind == RuleKind::kStructural) return;
   if (rule.kind == RuleKind::kUnsupported) {
     Diagnostic d = base(node, rule, DiagCode::kUnsupportedOp, Severity::kError);
-    d.message = "not supported by this backend: " + rule.reason;
+    d.message = unsupportedPrefix_ + rule.reason;
     d.expected = "an op the backend supports";
     d.actual = d.op;
     d.hint = rule.description;
@@ -564,7 +570,7 @@ ValidationResult validateGraph(const Graph& graph, const RuleSet& rules, const S
   std::vector<const Rule*> ruleOfTarget(graph.targets().size(), nullptr);
   for (size_t t = 0; t < graph.targets().size(); ++t) ruleOfTarget[t] = rules.findByTarget(graph.targets()[t]);
 
-  NodeValidator nv(graph, soc, options, result.diagnostics);
+  NodeValidator nv(graph, soc, options, rules.backend(), result.diagnostics);
   for (const Node& node : graph.nodes()) {
     if (node.kind != NodeKind::kCall) continue;
     ++result.nodesChecked;

@@ -114,7 +114,7 @@ rules:
     kind: unsupported
     targets: [aten.nonzero.default]
     description: Nonzero has a data-dependent output shape.
-    reason: QNN HTP has no Nonzero op.
+    reason: the op has no QNN equivalent.
 )yaml";
 
 const RuleSet& testRules() {
@@ -451,7 +451,7 @@ TEST(Validator, StructuralRulesPassAndUnsupportedRulesReportTheirReason) {
   g.call("first", "getitem", {ref("nz"), 0}, {out()});
   ValidationResult r = validate(g.build());
   ASSERT_EQ(codes(r), std::vector<std::string>{"unsupported-op"});
-  EXPECT_EQ(r.diagnostics[0].message, "not supported by this backend: QNN HTP has no Nonzero op.");
+  EXPECT_EQ(r.diagnostics[0].message, "not supported by QNN TEST: the op has no QNN equivalent.");
 }
 
 TEST(Validator, AllViolationsOfAllNodesAreReported) {
