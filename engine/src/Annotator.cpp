@@ -100,7 +100,7 @@ bool isTensor(const Argument& a) { return a.kind == Argument::Kind::kTensor; }
 struct RuleFacts {
   int weightArg = -1;
   int biasArg = -1;
-  int otherArg = -1;
+  std::vector<int> secondOperandArgs;  // matmul pattern: args of ports other/weight/key/value
   int weightPort = -1;
   int firstOutputPort = -1;
   std::optional<int> ruleAxis;  // per-channel axis the rule fixes on the weight port
@@ -182,7 +182,8 @@ const RuleFacts& Annotator::facts(const Rule& rule) {
   RuleFacts& f = it->second;
   f.weightArg = namedInputArg(rule, "weight");
   f.biasArg = namedInputArg(rule, "bias");
-  f.otherArg = namedInputArg(rule, "other");
+  for (const char* name : {"other", "weight", "key", "value"})
+    if (int a = namedInputArg(rule, name); a >= 0) f.secondOperandArgs.push_back(a);
   for (int p = 0; p < static_cast<int>(rule.ports.size()); ++p) {
     const PortDecl& d = rule.ports[p];
     if (!d.isInput && f.firstOutputPort < 0) f.firstOutputPort = p;
@@ -503,14 +504,15 @@ void Annotator::annotate(uint32_t idx, const Rule& rule, const Choice& ch) {
       break;
     }
     case AnnotationPattern::kMatMul: {
-      // The operands by port (addmm(bias, input, weight) keeps them at 1 and 2); any other
-      // float input, such as addmm's bias, is an activation.
-      const size_t in1 = f.weightArg >= 0 ? static_cast<size_t>(f.weightArg)
-                         : f.otherArg >= 0 ? static_cast<size_t>(f.otherArg)
-                                           : 1;
+      // Second MatMul operands by port name (other, weight, key, value: addmm keeps its weight
+      // at argument 2, attention has two); without such ports, argument 1. Any other float
+      // input, such as addmm's bias, is an activation.
       for (size_t i = 0; i < n.args.size(); ++i) {
         if (!firstFloat(i)) continue;
-        if (i == in1) setIn(n, i, -1, cs.matmulIn1, "matmul_in1 role");
+        const bool in1 = f.secondOperandArgs.empty() ? i == 1
+                                                     : std::find(f.secondOperandArgs.begin(), f.secondOperandArgs.end(),
+                                                                 static_cast<int>(i)) != f.secondOperandArgs.end();
+        if (in1) setIn(n, i, -1, cs.matmulIn1, "matmul_in1 role");
         else setIn(n, i, -1, cs.act, "activation role");
       }
       if (isFloatOut(n, 0)) setOut(n, 0, cs.act, "activation role");

@@ -110,5 +110,47 @@ TEST(AnnotatorBuiltin, BlockWiseWeightsGateConvAndLinearBelowV69) {
   EXPECT_TRUE(gatedNodes("16a4w_block", "SM8450").empty());
 }
 
+// Ops the reference rewrites before annotation: attention (query, key, value) and addmm
+// (bias, input, transposed weight) get second-operand specs where MatMul wants them.
+constexpr const char* kAttention = R"({"format": "qnnrules-graph", "version": 1, "nodes": [
+  {"name": "q", "kind": "input", "outputs": [{"dtype": "float32", "shape": [1, 4, 16, 8]}]},
+  {"name": "k", "kind": "input", "outputs": [{"dtype": "float32", "shape": [1, 4, 16, 8]}]},
+  {"name": "v", "kind": "input", "outputs": [{"dtype": "float32", "shape": [1, 4, 16, 8]}]},
+  {"name": "attn", "kind": "call", "target": "aten.scaled_dot_product_attention.default",
+   "args": [{"ref": "q"}, {"ref": "k"}, {"ref": "v"}], "outputs": [{"dtype": "float32", "shape": [1, 4, 16, 8]}]},
+  {"name": "flat", "kind": "call", "target": "aten.view.default", "args": [{"ref": "attn"}, [16, 32]],
+   "outputs": [{"dtype": "float32", "shape": [16, 32]}]},
+  {"name": "w", "kind": "parameter", "outputs": [{"dtype": "float32", "shape": [10, 32]}]},
+  {"name": "b", "kind": "parameter", "outputs": [{"dtype": "float32", "shape": [10]}]},
+  {"name": "wt", "kind": "call", "target": "aten.t.default", "args": [{"ref": "w"}],
+   "outputs": [{"dtype": "float32", "shape": [32, 10]}]},
+  {"name": "fc", "kind": "call", "target": "aten.addmm.default", "args": [{"ref": "b"}, {"ref": "flat"}, {"ref": "wt"}],
+   "outputs": [{"dtype": "float32", "shape": [16, 10]}]},
+  {"name": "output", "kind": "output", "args": [[{"ref": "fc"}]]}]})";
+
+std::vector<Diagnostic> annotateAttention(const std::string& socName, const std::string& config) {
+  Engine e = openEngine(socName);
+  Graph g = readGraphJson(kAttention);
+  AnnotateOptions a;
+  a.config = config;
+  AnnotateResult r = e.annotate(g, a);
+  EXPECT_TRUE(r.ok()) << r.status.message() << dump(r.diagnostics);
+  return e.validate(g).diagnostics;
+}
+
+TEST(AnnotatorBuiltin, AttentionAndAddmmGetSecondOperandSpecs) {
+  for (const char* c : {"8a8w", "16a8w", "16a16w", "16a4w"}) {
+    SCOPED_TRACE(c);
+    std::vector<Diagnostic> ds = annotateAttention("SM8650", c);
+    EXPECT_TRUE(ds.empty()) << dump(ds);
+  }
+  std::set<std::string> gated;
+  for (const Diagnostic& d : annotateAttention("SM8450", "16a16w")) {
+    EXPECT_EQ(d.code, DiagCode::kArchGate) << formatText(d);
+    gated.insert(d.node + " " + d.ruleId);
+  }
+  EXPECT_EQ(gated, (std::set<std::string>{"attn htp.scaled_dot_product_attention", "fc htp.addmm"}));
+}
+
 }  // namespace
 }  // namespace qnnrules
