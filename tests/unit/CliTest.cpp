@@ -161,6 +161,9 @@ struct BadInputCase {
   const char* args;
   const char* expected;   // substring of the one clear message
 };
+// Test names in CTest and gtest output: the case name, not the bytes of the struct.
+inline void PrintTo(const BadInputCase& c, std::ostream* os) { *os << c.name; }
+
 
 class CliBadInput : public ::testing::TestWithParam<BadInputCase> {};
 

@@ -124,6 +124,9 @@ struct BadCase {
   const char* pointer;  // JSON pointer of the first error ("" when the status says it all)
   bool nlohmannToo = true;  // nlohmann's DOM drops duplicate keys before the reader sees them
 };
+// Test names in CTest and gtest output: the case name, not the bytes of the struct.
+inline void PrintTo(const BadCase& c, std::ostream* os) { *os << c.name; }
+
 
 class GraphReaderBad : public ::testing::TestWithParam<BadCase> {};
 

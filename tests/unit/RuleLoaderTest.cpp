@@ -461,6 +461,9 @@ struct InvalidCase {
   const char* where;
   const char* message;  // a substring of the message
 };
+// Test names in CTest and gtest output: the case name, not the bytes of the struct.
+inline void PrintTo(const InvalidCase& c, std::ostream* os) { *os << c.name; }
+
 
 class RuleLoaderInvalidValue : public ::testing::TestWithParam<InvalidCase> {};
 
