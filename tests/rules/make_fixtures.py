@@ -319,7 +319,7 @@ def activation():
 
 def conv():
     fx = Fixture("conv", "Convolution, linear and matmul: weights, bias and the V69/V73/V81 gates "
-                         "(rules/htp/ops/conv.yaml).", socs=(MAIN_SOC, "SM8450", "SM8350"))
+                         "(rules/htp/ops/conv.yaml).", socs=(MAIN_SOC, "SM8450", "SM8350", "SM8850"))
     std_inputs(fx)
     fx.input("v8", [1, 64], u8(0.02, 128))
     fx.input("v16", [1, 64], u16())
@@ -344,6 +344,9 @@ def conv():
     fx.param("fc_w16", [32, 64], s16_sym())
     fx.param("fc_wblock", [32, 64], w4_block(32, [1, 16]))
     fx.param("fc_w2", [32, 64], w2_pc(32))
+    fx.param("fc_w2_pt", [32, 64], {"dtype": "int8", "quant_min": -2, "quant_max": 1,
+                                    "qscheme": "per_tensor_symmetric", "scale": 0.1, "zero_point": 0})
+    fx.param("wt1d_axis0", [8, 16, 3], w8_pc(8, axis=0))
     fx.param("b16", [16], bias32())
     fx.param("b32", [32], bias32())
     fx.param("b16_asym", [16], {"dtype": "int32", "qscheme": "per_tensor_affine", "scale": 0.0002, "zero_point": 5})
@@ -394,7 +397,7 @@ def conv():
     # 16a2w: SM8850 (V81) only (PR #19632 [ET §8, §10]).
     fx.case("fc_16a2w", "aten.linear.default", [fx.ref("v16"), fx.ref("fc_w2"), fx.ref("b32")],
             [("float32", [1, 32], u16(0.0007, 30000))],
-            expect=[E("arch-gate", "htp.linear", GATE_16A2W)])
+            expect={"SM8850": [], "*": [E("arch-gate", "htp.linear", GATE_16A2W)]})
     # Failures on every SoC.
     fx.case("conv_axis1", "aten.conv2d.default", [fx.ref("x8"), fx.ref("w8_axis1"), fx.ref("b16")],
             [("float32", O16, u8(0.05, 120))],
@@ -419,6 +422,21 @@ def conv():
             expect=[E("no-matching-variant", "htp.conv3d", no_variant("htp.conv3d", "Conv3d"))],
             note="The reference has no 16a16w check on Conv3d; AIMET's V75 backend-aware table lists a8w8, a16w8, "
                  "f16 and f32 for Conv3d and no a16w16 [QC §4.4]. The rule follows AIMET.")
+    # conv_transpose1d is missing from the reference's op_axis_dict, so its per-channel config falls
+    # back to axis 0 [ET §4.3]; the transposed weight's output channels are axis 1 [QC §2].
+    fx.case("convt1d_axis0", "aten.conv_transpose1d.default", [fx.ref("v8"), fx.ref("wt1d_axis0"), fx.ref("b16")],
+            [("float32", [1, 16, 66], u8(0.05, 120))],
+            expect=[E("axis", "htp.conv_transpose2d", axis("weight", 1), port="in[1] weight")],
+            note="Reference bug, rule right: op_axis_dict has no conv_transpose1d, so the reference quantizes its "
+                 "weight per channel on axis 0 (get(target, 0)) [ET §4.3]; QNN TransposeConv needs axis 1 [QC §2].")
+    # Per-tensor 2-bit weights: the reference raises "2-bit quantization ... does not support
+    # per-tensor encoding. Use per-channel quantization instead." [ET §5].
+    fx.case("fc_16a2w_per_tensor", "aten.linear.default", [fx.ref("v16"), fx.ref("fc_w2_pt"), fx.ref("b32")],
+            [("float32", [1, 32], u16(0.0007, 30000))],
+            expect=[E("encoding", "htp.linear", encoding("weight", "SCALE_OFFSET or AXIS_SCALE_OFFSET"),
+                      port="in[1] weight")],
+            note="Reported, but through the nearest variant a16w8 (first of several with one violation), so the "
+                 "message asks for an 8-bit encoding; the reference's own error names the fix (use per-channel).")
     # fp16 x int8 takes only a signed weight (QNN 2.44, aimet #4090 [QC §1.3]).
     fx.param("w8u_pt", [16, 8, 1, 1], {"dtype": "uint8", "qscheme": "per_tensor_symmetric", "scale": 0.01,
                                        "zero_point": 128})
@@ -511,6 +529,28 @@ def normalization():
             [fx.ref("x8"), fx.ref("bn_w8s"), fx.ref("bn_b"), None, None, False, 0.1, 1e-5, False],
             [("float32", T, u8(0.03, 128))],
             expect=[E("no-matching-variant", "htp.instance_norm", no_variant("htp.instance_norm", "InstanceNorm"))])
+    # What the reference annotates at 16a4w / 16a16w, and QNN (per ORT's HTP tuples) rejects.
+    fx.param("w4_pt", [8], {"dtype": "int8", "quant_min": -7, "quant_max": 7, "qscheme": "per_tensor_symmetric",
+                            "scale": 0.05, "zero_point": 0})
+    fx.case("bn16_4bit_weight", "aten.batch_norm.default", [fx.ref("x16"), fx.ref("w4_pt"), fx.ref("bn_b")] + bn_tail,
+            [("float32", T, u16(0.0006, 32768))],
+            expect=[E("no-matching-variant", "htp.batch_norm", no_variant("htp.batch_norm", "Batchnorm"))],
+            note="Rule and reference disagree: at 16-bit activations the reference gives the BatchNorm weight the "
+                 "config's weight spec [ET §2 BatchNorm], int8 -7..7 at 16a4w; ORT's HTP BatchNorm tuples take a "
+                 "U16 input only with a U8, U16 or S16 scale [QC §2]. The rule follows ORT.")
+    fx.case("in16_signed_weight", "aten.instance_norm.default",
+            [fx.ref("x16"), fx.ref("bn_w16"), fx.ref("bn_b"), None, None, False, 0.1, 1e-5, False],
+            [("float32", T, u16(0.0006, 32768))],
+            expect=[E("no-matching-variant", "htp.instance_norm", no_variant("htp.instance_norm", "InstanceNorm"))],
+            note="Rule and reference disagree: at 16a16w the reference gives the InstanceNorm weight the int16 "
+                 "symmetric weight spec [ET §2 BatchNorm]; HTP InstanceNorm takes no SFIXED scale (ORT #24952 "
+                 "[QC §2]). The rule follows ORT.")
+    fx.case("gn16_4bit_weight", "aten.group_norm.default", [fx.ref("x16"), 2, fx.ref("w4_pt"), fx.ref("bn_b"), 1e-5],
+            [("float32", T, u16(0.0006, 32768))],
+            expect=[E("encoding", "htp.group_norm", encoding("weight", "SCALE_OFFSET"), port="in[2] weight")],
+            note="Rule and reference disagree: at 16a4w the reference gives the GroupNorm weight the 4-bit weight "
+                 "spec [ET §2 GroupNorm]; the rule takes 8- or 16-bit norm parameters only (AIMET V73+ makes them "
+                 "follow the output quantizer [QC §4.3]).")
     # GroupNorm: the config's weight spec (int8 symmetric at 8a8w) [ET §2 GroupNorm].
     fx.case("gn8", "aten.group_norm.default", [fx.ref("x8"), 2, fx.ref("gn_w8"), fx.ref("bn_b"), 1e-5],
             [("float32", T, u8(0.03, 128))])
