@@ -615,7 +615,7 @@ void Annotator::run(const ConfigSelection& defaultSel) {
       if (explain) expl_->ports.push_back({"*", "unchanged", "the node was annotated before; annotations are kept"});
     } else if (ch.discard) {
       ++r_.nodesDiscarded;
-      note(n, DiagCode::kDiscarded, Severity::kNote, "node left unannotated: " + ch.discardWhy + "; it will run on CPU");
+      note(n, DiagCode::kDiscarded, Severity::kNote, "node left unannotated: " + ch.discardWhy + "; it stays float (on CPU unless the backend has a float variant)");
     } else if (rule && rule->kind != RuleKind::kUnsupported) {
       contextText_ = expl_ ? "config " + ch.cs->sel.text() + ", pattern " + std::string(patternName(rule->pattern)) +
                                  " of rule " + rule->id

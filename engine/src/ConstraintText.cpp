@@ -26,9 +26,9 @@ std::string formatDouble(double v) {
 
 }  // namespace
 
-std::string portLabel(const PortDecl& port, int listIndex) {
+std::string portLabel(const PortDecl& port, int listIndex, int position) {
   std::string s = port.isInput ? "in[" : "out[";
-  s += std::to_string(port.index);
+  s += std::to_string(position >= 0 ? position : static_cast<int>(port.index));
   s += ']';
   if (listIndex >= 0) {
     s += '[';

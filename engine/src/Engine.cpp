@@ -1,8 +1,40 @@
 #include "qnnrules/Engine.h"
 
 #include "qnnrules/Partitioner.h"
+#include "qnnrules/QdqReader.h"
 
 namespace qnnrules {
+namespace {
+
+// The graph the rules see. A QDQ graph (after convert_pt2e) is folded into port encodings
+// first, exactly as qnn-validate does, so embedders get the CLI's results; its fold problems
+// become diagnostics. Other graphs are used as they are, without a copy.
+struct RulesView {
+  std::optional<QdqFoldResult> folded;
+  const Graph* graph = nullptr;
+};
+
+RulesView viewForRules(const Graph& graph) {
+  RulesView v;
+  v.graph = &graph;
+  if (!isQdqGraph(graph)) return v;
+  v.folded = foldQdq(graph);
+  if (!v.folded->status.isOk() && v.folded->diagnostics.empty()) {
+    Diagnostic d;
+    d.code = DiagCode::kQdqMismatch;
+    d.message = "the quantize/dequantize nodes could not be folded: " + v.folded->status.message();
+    v.folded->diagnostics.push_back(std::move(d));
+  }
+  v.graph = &v.folded->graph;
+  return v;
+}
+
+void prependFoldDiagnostics(const RulesView& v, ValidationResult& r) {
+  if (!v.folded || v.folded->diagnostics.empty()) return;
+  r.diagnostics.insert(r.diagnostics.begin(), v.folded->diagnostics.begin(), v.folded->diagnostics.end());
+}
+
+}  // namespace
 
 Engine::Engine(EngineOptions options) : options_(std::move(options)) {
   RegistryOptions ro;
@@ -63,18 +95,22 @@ Status Engine::resolveBackendOptions() {
 }
 
 GraphAnalysis Engine::analyze(const Graph& graph) const {
+  const RulesView v = viewForRules(graph);
   GraphAnalysis a;
-  a.validation = validateGraph(graph, *rules_, soc_, options_.validate);
+  a.validation = validateGraph(*v.graph, *rules_, soc_, options_.validate);
   PartitionOptions po;
   po.strict = options_.mode == Mode::kStrict;
   po.requireFullDelegation = options_.requireFullDelegation;
-  a.delegation = partitionGraph(graph, *rules_, soc_, a.validation, po);
+  a.delegation = partitionGraph(*v.graph, *rules_, soc_, a.validation, po);
+  prependFoldDiagnostics(v, a.validation);
   applyMode(a.validation, options_.mode);
   return a;
 }
 
 ValidationResult Engine::validate(const Graph& graph) const {
-  ValidationResult r = validateGraph(graph, *rules_, soc_, options_.validate);
+  const RulesView v = viewForRules(graph);
+  ValidationResult r = validateGraph(*v.graph, *rules_, soc_, options_.validate);
+  prependFoldDiagnostics(v, r);
   applyMode(r, options_.mode);
   return r;
 }

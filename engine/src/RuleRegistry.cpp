@@ -155,7 +155,7 @@ class Merger {
       errors_.push_back(std::move(d));
       return;
     }
-    spdlog::info("rule {} from {} replaces the one from {}", r.id, r.mark.toString(false), old.mark.toString(false));
+    spdlog::debug("rule {} from {} replaces the one from {}", r.id, r.mark.toString(false), old.mark.toString(false));
     slot.dir = dir;
     old = std::move(r);
   }

@@ -44,6 +44,7 @@ struct Resolved {
 struct Bound {
   int port = 0;         // index into Rule::ports
   int listIndex = -1;   // element of a list argument
+  int position = -1;    // argument or output index (differs from the port's for variadic ports)
   const QuantSpec* spec = nullptr;  // as annotated (may be shared)
   Resolved resolved;
   PortType type;
@@ -77,7 +78,9 @@ class NodeValidator {
   void check(const Variant& v, std::vector<Violation>& out) const;
   bool sharesEncoding(const Bound& a, const Bound& b) const;
   Diagnostic base(const Node& node, const Rule& rule, DiagCode code, Severity sev) const;
-  std::string label(const Rule& rule, const Bound& b) const { return portLabel(rule.ports[b.port], b.listIndex); }
+  std::string label(const Rule& rule, const Bound& b) const {
+    return portLabel(rule.ports[b.port], b.listIndex, b.position);
+  }
   std::string actualOf(const Bound& b) const;
   void emitViolation(const Node& node, const Rule& rule, const Variant& v, const Violation& viol);
   void emitNoVariant(const Node& node, const Rule& rule);
@@ -168,6 +171,7 @@ bool NodeValidator::bind(const Node& node, const Rule& rule) {
           Bound b;
           b.port = p;
           b.listIndex = listIndex;
+          b.position = static_cast<int>(a);
           b.spec = t.qspec ? &*t.qspec : nullptr;
           const Node& producer = g_.node(t.tensor.node);
           ScalarType dt = t.tensor.output < producer.outputs.size() ? producer.outputs[t.tensor.output].dtype
@@ -185,6 +189,7 @@ bool NodeValidator::bind(const Node& node, const Rule& rule) {
       for (size_t o = decl.index; o < node.outputs.size(); ++o) {
         Bound b;
         b.port = p;
+        b.position = static_cast<int>(o);
         b.spec = node.outputs[o].qspec ? &*node.outputs[o].qspec : nullptr;
         b.type = portTypeOf(node.outputs[o].dtype);
         bound_.push_back(b);

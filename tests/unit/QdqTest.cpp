@@ -4,6 +4,7 @@
 
 #include "AnnotationTestUtil.h"
 #include "TestUtil.h"
+#include "qnnrules/Engine.h"
 #include "qnnrules/QdqReader.h"
 
 namespace qnnrules {
@@ -83,6 +84,24 @@ TEST(Qdq, CliFoldsAndReportsTheRuleId) {
   EXPECT_EQ(r.exitCode, 1) << r.output;
   EXPECT_NE(r.output.find("error[fixed-scale]: node 'sig'"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("rule t.sigmoid"), std::string::npos) << r.output;
+}
+
+// Embedders get what the CLI reports: Engine::validate and analyze fold a QDQ graph first,
+// against the real HTP table, so the sigmoid's 1/255 is an error naming htp.sigmoid.
+TEST(Qdq, EngineFoldsLikeTheCli) {
+  EngineOptions o;
+  o.soc = "SM8650";
+  o.useEnvironment = false;
+  o.builtinRulesDir = std::string(QNNRULES_SOURCE_DIR) + "/rules";
+  Engine e(o);
+  ASSERT_TRUE(e.ok()) << e.status().message();
+  ValidationResult bad = e.validate(readGraphJson(qdqGraph("0.00392156862745098")));
+  ASSERT_EQ(bad.errorCount(), 1u) << dump(bad.diagnostics);
+  EXPECT_EQ(bad.diagnostics[0].code, DiagCode::kFixedScale);
+  EXPECT_EQ(bad.diagnostics[0].ruleId, "htp.sigmoid");
+  GraphAnalysis good = e.analyze(readGraphJson(qdqGraph("0.00390625")));
+  EXPECT_TRUE(good.validation.diagnostics.empty()) << dump(good.validation.diagnostics);
+  EXPECT_EQ(good.delegation.partitions.size(), 1u);
 }
 
 TEST(Qdq, BadArgumentsAreReportedNotCrashed) {

@@ -9,7 +9,9 @@
 namespace qnnrules {
 
 // "in[1] weight", "out[0] output" (list element j of an input: "in[0][j] inputs").
-std::string portLabel(const PortDecl& port, int listIndex = -1);
+// "in[2] weight", "in[0][1] inputs"; `position` is the argument or output index a variadic
+// port was bound at (default: the port's declared index).
+std::string portLabel(const PortDecl& port, int listIndex = -1, int position = -1);
 
 std::string datatypeSetText(DatatypeSet s);   // "UFIXED_POINT_8 or UFIXED_POINT_16"
 std::string encodingSetText(EncodingSet s);   // "SCALE_OFFSET or AXIS_SCALE_OFFSET"
