@@ -1,12 +1,6 @@
 #include "qnnrules/DotWriter.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <fstream>
+#include "qnnrules/GraphWriter.h"
 
 namespace qnnrules {
 namespace {
@@ -83,32 +77,7 @@ std::string formatDot(const Graph& g, const DelegationReport& r) {
 }
 
 Status writeDotFile(const std::filesystem::path& path, const Graph& graph, const DelegationReport& report) {
-  const std::string text = formatDot(graph, report);
-  std::filesystem::path dir = path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
-  std::string tmpl = (dir / ("." + path.filename().string() + ".XXXXXX")).string();
-  int fd = mkstemp(tmpl.data());
-  if (fd < 0)
-    return Status(StatusCode::kIoError, "cannot write " + path.string() + ": " + std::strerror(errno), path.string());
-  bool ok = ::fchmod(fd, 0644) == 0;  // mkstemp makes the file private; the picture is not
-  for (size_t off = 0; ok && off < text.size();) {
-    ssize_t n = ::write(fd, text.data() + off, text.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    ok = n > 0;
-    if (ok) off += static_cast<size_t>(n);
-  }
-  int err = ok ? 0 : errno;
-  if (::close(fd) != 0 && ok) {
-    ok = false;
-    err = errno;
-  }
-  std::error_code ec;
-  if (ok) {
-    std::filesystem::rename(tmpl, path, ec);
-    if (!ec) return Status::ok();
-  }
-  std::filesystem::remove(tmpl);
-  std::string why = ec ? ec.message() : std::strerror(err);
-  return Status(StatusCode::kIoError, "cannot write " + path.string() + ": " + why, path.string());
+  return writeFileAtomically(path, formatDot(graph, report));
 }
 
 }  // namespace qnnrules

@@ -152,7 +152,7 @@ Status writeFileAtomically(const std::filesystem::path& path, std::string_view c
   std::string tmpl = (dir / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
   int fd = mkstemp(tmpl.data());
   if (fd < 0)
-    return Status(StatusCode::kIoError, "cannot create a temporary file next to " + path.string() + ": " +
+    return Status(StatusCode::kIoError, "cannot write " + path.string() + " (no temporary file can be created next to it): " +
                                             std::strerror(errno), path.string());
   auto fail = [&](const char* what) {
     Status st(StatusCode::kIoError, std::string(what) + " " + path.string() + ": " + std::strerror(errno), path.string());

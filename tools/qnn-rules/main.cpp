@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "qnnrules/GraphWriter.h"
 #include "qnnrules/ConstraintText.h"
 #include "qnnrules/RuleRegistry.h"
 #include "qnnrules/SupportedOpsDoc.h"
@@ -134,18 +135,6 @@ int explain(RuleRegistry& reg, const std::string& backend, const std::string& id
 
 // Writes `text` to `path` through a temporary file and a rename, so a reader never sees a
 // half-written document.
-bool writeAtomically(const std::filesystem::path& path, const std::string& text) {
-  std::filesystem::path tmp = path;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out.flush()) return false;
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  return !ec;
-}
 
 // Writes `text` to `path`, or in check mode compares; returns false when stale or unwritable.
 bool emit(const std::filesystem::path& path, const std::string& text, bool check) {
@@ -157,8 +146,8 @@ bool emit(const std::filesystem::path& path, const std::string& text, bool check
     std::cout << path.string() << " is stale: run `qnn-rules docs` and commit the result\n";
     return false;
   }
-  if (!writeAtomically(path, text)) {
-    std::cerr << "qnn-rules: error: cannot write " << path.string() << "\n";
+  if (Status st = writeFileAtomically(path, text); !st.isOk()) {
+    std::cerr << "qnn-rules: error: " << st.message() << "\n";
     return false;
   }
   std::cout << "wrote " << path.string() << "\n";
