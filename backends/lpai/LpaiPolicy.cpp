@@ -48,9 +48,19 @@ std::vector<PolicyPlacement> LpaiPolicy::cpuConversions(const Graph& graph, cons
       if (t.qspec) return true;
     return false;
   };
+  // The annotator puts an input's spec on its consumers' edges, not on the input itself.
+  auto readQuantized = [&](uint32_t input) {
+    for (uint32_t u : users.users(input))
+      for (const Argument& a : graph.node(u).args) {
+        if (a.kind == Argument::Kind::kTensor && a.tensor.node == input && a.qspec) return true;
+        for (const Argument& e : a.list)
+          if (e.kind == Argument::Kind::kTensor && e.tensor.node == input && e.qspec) return true;
+      }
+    return false;
+  };
   for (uint32_t i = 0; i < graph.nodes().size(); ++i) {
     const Node& n = graph.node(i);
-    if (n.kind == NodeKind::kInput && quantized(n))
+    if (n.kind == NodeKind::kInput && (quantized(n) || readQuantized(i)))
       out.push_back({i, "quantize of graph input '" + n.name + "' runs on CPU"});
     else if (n.kind != NodeKind::kInput && users.isGraphOutput(i) && quantized(n))
       out.push_back({i, "dequantize of graph output '" + n.name + "' runs on CPU"});

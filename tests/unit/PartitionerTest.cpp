@@ -255,6 +255,16 @@ TEST(LpaiDelegation, AnnotatedGraphReportsBoundaryConversionsOnCpu) {
   EXPECT_TRUE(partition(GraphBuilder::chain({kRelu, kRelu}), "htp").report.cpuConversions.empty());
 }
 
+TEST(LpaiDelegation, InputQuantizedOnlyOnItsEdgeIsReportedToo) {
+  // What the annotator writes: the input's encoding on its consumer's edge, none on the input.
+  GraphBuilder b;
+  b.input("x", nullptr).op("r", kRelu, {"x"}).output({"r"});
+  Partitioned r = partition(b, "lpai");
+  ASSERT_EQ(r.report.cpuConversions.size(), 2u);
+  EXPECT_EQ(r.report.cpuConversions[0].second, "quantize of graph input 'x' runs on CPU");
+  EXPECT_EQ(r.report.cpuConversions[1].second, "dequantize of graph output 'r' runs on CPU");
+}
+
 TEST(LpaiDelegation, InnerQuantizeIsNotKeptOnCpu) {
   // A quantize fed by a compute node is not at the graph input: the backend takes it.
   using B = GraphBuilder;
