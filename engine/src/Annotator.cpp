@@ -104,6 +104,7 @@ struct RuleFacts {
   int weightPort = -1;
   int firstOutputPort = -1;
   std::optional<int> ruleAxis;  // per-channel axis the rule fixes on the weight port
+  bool weightPerChannelAllowed = false;  // some variant takes AXIS_SCALE_OFFSET on the weight port
 };
 
 class Annotator {
@@ -190,11 +191,11 @@ const RuleFacts& Annotator::facts(const Rule& rule) {
     if (d.isInput && d.name == "weight") f.weightPort = p;
   }
   if (f.weightPort >= 0)
-    for (const Variant& v : rule.variants)
-      if (v.ports[f.weightPort].axis) {
-        f.ruleAxis = v.ports[f.weightPort].axis;
-        break;
-      }
+    for (const Variant& v : rule.variants) {
+      if (v.ports[f.weightPort].axis && !f.ruleAxis) f.ruleAxis = v.ports[f.weightPort].axis;
+      const EncodingSet& enc = v.ports[f.weightPort].encodings;  // empty: not constrained
+      f.weightPerChannelAllowed |= enc.empty() || enc.contains(Encoding::kAxisScaleOffset);
+    }
   return f;
 }
 
@@ -540,7 +541,8 @@ void Annotator::annotate(uint32_t idx, const Rule& rule, const Choice& ch) {
     case AnnotationPattern::kEmbedding: {
       const size_t table = f.weightArg >= 0 ? static_cast<size_t>(f.weightArg) : 0;
       if (!firstFloat(table)) break;
-      if (cs.sel.granularity != Granularity::kPerTensor && cs.actType.quantized) {
+      // A per-channel table only where the backend's rule takes one (LPAI's Gather does not).
+      if (cs.sel.granularity != Granularity::kPerTensor && cs.actType.quantized && f.weightPerChannelAllowed) {
         bool perChannel = false;
         QuantSpec w = weightSpec(n, rule, cs, nullptr, table, perChannel);
         setIn(n, table, -1, std::move(w), "weight role (per-channel embedding table)");

@@ -19,8 +19,9 @@ using json = nlohmann::json;
 
 const std::string kSource = QNNRULES_SOURCE_DIR;
 
-Engine openEngine(const std::string& socName) {
+Engine openEngine(const std::string& socName, const std::string& backend = "htp") {
   EngineOptions o;
+  o.backend = backend;
   o.soc = socName;
   o.useEnvironment = false;
   o.builtinRulesDir = kSource + "/rules";
@@ -108,6 +109,18 @@ TEST(AnnotatorBuiltin, SixteenBitWeightsGateExactlyConvLinearMatmulLayerNormOnSM
 TEST(AnnotatorBuiltin, BlockWiseWeightsGateConvAndLinearBelowV69) {
   EXPECT_EQ(gatedNodes("16a4w_block", "SM8350"), (std::set<std::string>{"conv1", "fc"}));
   EXPECT_TRUE(gatedNodes("16a4w_block", "SM8450").empty());
+}
+
+// LPAI's symmetric integer kernels: symmetric configs annotate clean, and a per-channel config
+// keeps the embedding table per tensor because LPAI's Gather takes no per-channel table.
+TEST(AnnotatorBuiltin, SymmetricConfigsValidateCleanOnLpai) {
+  Engine e = openEngine("SM8850", "lpai");
+  ASSERT_TRUE(e.ok()) << e.status().message();
+  for (const char* c : {"8a8w:sym", "16a8w:sym", "16a16w:sym", "8a8w:per_channel,sym", "16a8w:per_channel,sym"}) {
+    SCOPED_TRACE(c);
+    ValidationResult v = annotateAndValidate(e, annotateData("mixed.json"), c);
+    EXPECT_TRUE(v.diagnostics.empty()) << dump(v.diagnostics);
+  }
 }
 
 // Ops the reference rewrites before annotation: attention (query, key, value) and addmm
