@@ -273,8 +273,11 @@ int run(const CliOptions& o) {
                 << prep.annotation->nodesDiscarded << " discarded\n";
     printDelegationText(engine, prep.graph, delegation, std::cout);
     std::cout << o.graphPath << ": " << result.nodesChecked << " op nodes checked against " << o.backend
-              << " rules for " << engine.soc().name << " (HTP " << arch << "), " << mode << " mode: "
+              << " rules for " << engine.soc().name
+              << (o.backend == "lpai" ? " (LPAI " + engine.soc().lpaiVersion + ")" : " (HTP " + std::string(arch) + ")")
+              << ", " << mode << " mode: "
               << result.errorCount() << " error(s), " << result.warningCount() << " warning(s)"
+              << (delegation.ok() ? "" : ", full delegation not satisfied")
               << (failed ? " - INVALID" : (result.diagnostics.empty() ? " - valid" : "")) << "\n";
   }
   if (std::optional<int> rc = writeDelegationDot(o, prep.graph, delegation)) return *rc;
