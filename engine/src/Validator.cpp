@@ -75,6 +75,7 @@ class NodeValidator {
   const QuantSpec* edgeSpec(const SharedRef& ref) const;
   bool bind(const Node& node, const Rule& rule);
   bool matches(const Variant& v) const;
+  int tieRank(const std::vector<Violation>& vs) const;
   void check(const Variant& v, std::vector<Violation>& out) const;
   bool sharesEncoding(const Bound& a, const Bound& b) const;
   Diagnostic base(const Node& node, const Rule& rule, DiagCode code, Severity sev) const;
@@ -532,6 +533,7 @@ void NodeValidator::run(const Node& node, const Rule& rule) {
   const Variant* passingGated = nullptr;
   const Variant* passing = nullptr;
   bool bestAvailable = false;
+  int bestRank = 0;
   bool anyMatch = false;
   for (const Variant& v : rule.variants) {
     if (!matches(v)) continue;
@@ -546,11 +548,14 @@ void NodeValidator::run(const Node& node, const Rule& rule) {
       if (!passingGated) passingGated = &v;
       continue;
     }
+    const int rank = tieRank(violations_);
     bool better = !bestVariant || (available && !bestAvailable) ||
-                  (available == bestAvailable && violations_.size() < best_.size());
+                  (available == bestAvailable &&
+                   (violations_.size() < best_.size() || (violations_.size() == best_.size() && rank < bestRank)));
     if (better) {
       bestVariant = &v;
       bestAvailable = available;
+      bestRank = rank;
       best_.swap(violations_);
     }
   }
@@ -564,6 +569,31 @@ void NodeValidator::run(const Node& node, const Rule& rule) {
   } else if (!anyMatch) {
     emitNoVariant(node, rule);
   }
+}
+
+// Among variants with as many violations, the nearest is the one whose violations are the
+// smallest fix: a per-tensor vs per-channel encoding (1) before a bit width (2) before an
+// encoding of another family (3: plain vs BW_* vs block-wise), so a per-tensor 2-bit weight
+// is told to go per-channel rather than to use 8 bits.
+int NodeValidator::tieRank(const std::vector<Violation>& vs) const {
+  auto family = [](Encoding e) {
+    return e == Encoding::kBlockwiseExpansion ? 2 : (e == Encoding::kBwScaleOffset || e == Encoding::kBwAxisScaleOffset) ? 1 : 0;
+  };
+  int rank = 0;
+  for (const Violation& v : vs) {
+    if (v.code == DiagCode::kBitwidth) {
+      rank += 2;
+    } else if (v.code == DiagCode::kEncoding && bound_[v.bound].type.encoding) {
+      const int f = family(*bound_[v.bound].type.encoding);
+      bool sameFamily = false;
+      for (int e = 0; e < static_cast<int>(Encoding::kCount); ++e)
+        sameFamily |= v.constraint->encodings.contains(static_cast<Encoding>(e)) && family(static_cast<Encoding>(e)) == f;
+      rank += sameFamily ? 1 : 3;
+    } else {
+      rank += 1;
+    }
+  }
+  return rank;
 }
 
 }  // namespace

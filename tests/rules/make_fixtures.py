@@ -433,10 +433,12 @@ def conv():
     # per-tensor encoding. Use per-channel quantization instead." [ET §5].
     fx.case("fc_16a2w_per_tensor", "aten.linear.default", [fx.ref("v16"), fx.ref("fc_w2_pt"), fx.ref("b32")],
             [("float32", [1, 32], u16(0.0007, 30000))],
-            expect=[E("encoding", "htp.linear", encoding("weight", "SCALE_OFFSET or AXIS_SCALE_OFFSET"),
-                      port="in[1] weight")],
-            note="Reported, but through the nearest variant a16w8 (first of several with one violation), so the "
-                 "message asks for an 8-bit encoding; the reference's own error names the fix (use per-channel).")
+            expect={"SM8850": [E("encoding", "htp.linear", encoding("weight", "BW_AXIS_SCALE_OFFSET"),
+                                 port="in[1] weight")],
+                    "*": [E("bitwidth", "htp.linear", "weight must have a bit width of 4.", port="in[1] weight")]},
+            note="On V81 the nearest variant is a16w2 (same bit width, only per-tensor vs per-channel differs), so "
+                 "the message names the fix, as the reference's error does: quantize per channel. Below V81 no 2-bit "
+                 "variant is available, and the nearest available one is a16w4: use 4-bit weights.")
     # fp16 x int8 takes only a signed weight (QNN 2.44, aimet #4090 [QC §1.3]).
     fx.param("w8u_pt", [16, 8, 1, 1], {"dtype": "uint8", "qscheme": "per_tensor_symmetric", "scale": 0.01,
                                        "zero_point": 128})
