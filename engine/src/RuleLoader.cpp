@@ -243,7 +243,8 @@ class Loader : public strictyaml::StrictYamlReader {
       parseVariants(variants->value, scope, portsOk, rule);
     }
     if (addVariants && variantsAllowed && inherits) parseVariants(addVariants->value, scope, portsOk, rule);
-    if (inheritedOp && !variants && !addVariants && rule.variants.empty()) {
+    // (An unknown parent is reported by parseExtends; no second error about its variants.)
+    if (inheritedOp && !rule.inheritedFrom.empty() && !variants && !addVariants && rule.variants.empty()) {
       error(DiagCode::kInvalidValue, mark(m.get("extends")->value),
             scope + " inherits no variant from '" + rule.inheritedFrom + "': none exists on " + backendName(),
             "at least one variant; write 'variants'", joinNotes(rule));

@@ -329,9 +329,9 @@ def to_dict(gm, name=None, module=None):
             d["module"] = path
         nodes.append(d)
     graph = {"format": "qnnrules-graph", "version": 1, "nodes": nodes}
-    graph_name = name or (type(module).__name__ if module is not None else None)
-    if graph_name:
-        graph["name"] = graph_name
+    # Diagnostics name the graph: the caller's name, else the module's or the GraphModule's class.
+    graph_name = name or type(module if module is not None else gm).__name__
+    graph["name"] = graph_name
     return graph
 
 

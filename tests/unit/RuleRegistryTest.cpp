@@ -474,6 +474,7 @@ rules:
   std::string all = messages(load.errors);
   EXPECT_NE(all.find("names rule 'htp.conv2dd', which backend htp does not have"), std::string::npos) << all;
   EXPECT_NE(all.find("did you mean 'htp.conv2d'?"), std::string::npos) << all;
+  EXPECT_EQ(all.find("inherits no variant"), std::string::npos) << all;  // no follow-on error
   EXPECT_NE(all.find("'min_arch' in variant 'fp16' of rule 'lpai.relu' gates on the HTP architecture"),
             std::string::npos) << all;
   EXPECT_NE(all.find("bad.yaml:14:9"), std::string::npos) << all;
