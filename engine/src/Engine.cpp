@@ -81,7 +81,7 @@ Status Engine::resolveBackendOptions() {
   for (const std::filesystem::path& dir : registry_->searchPath()) {
     std::filesystem::path file = dir / "backend_options.yaml";
     std::error_code ec;
-    if (std::filesystem::exists(file, ec)) loadBackendOptionsFile(file, file.string(), *table, loadErrors_);
+    if (std::filesystem::exists(file, ec)) loadBackendOptionsFile(file, displayPath(file), *table, loadErrors_);
   }
   if (!loadErrors_.empty())
     return Status(StatusCode::kRuleError, std::to_string(loadErrors_.size()) + " error(s) in backend_options.yaml");
@@ -130,7 +130,7 @@ AnnotateResult Engine::annotate(Graph& graph, const AnnotateOptions& options) co
     return result;
   }
   QuantConfigTable configs;
-  loadQuantConfigFile(configFile, configFile.string(), configs, result.loadErrors);
+  loadQuantConfigFile(configFile, displayPath(configFile), configs, result.loadErrors);
   if (!result.loadErrors.empty()) {
     result.status = Status(StatusCode::kRuleError, "the quantization config file has errors", configFile.string());
     return result;

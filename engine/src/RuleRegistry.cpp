@@ -14,18 +14,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// What marks and messages show for a file: relative to the working directory when the file
-// is below it ("rules/htp/ops/conv.yaml"), else absolute.
-std::string displayPath(const fs::path& file) {
-  std::error_code ec;
-  fs::path cwd = fs::current_path(ec);
-  if (!ec) {
-    fs::path rel = fs::relative(file, cwd, ec);
-    if (!ec && !rel.empty() && *rel.begin() != "..") return rel.generic_string();
-  }
-  return fs::absolute(file, ec).lexically_normal().generic_string();
-}
-
 bool isDir(const fs::path& p) {
   std::error_code ec;
   return fs::is_directory(p, ec);

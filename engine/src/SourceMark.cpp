@@ -16,4 +16,15 @@ std::string SourceMark::toString(bool withColumn) const {
   return s;
 }
 
+std::string displayPath(const std::filesystem::path& file) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path cwd = fs::current_path(ec);
+  if (!ec) {
+    fs::path rel = fs::relative(file, cwd, ec);
+    if (!ec && !rel.empty() && *rel.begin() != "..") return rel.generic_string();
+  }
+  return fs::absolute(file, ec).lexically_normal().generic_string();
+}
+
 }  // namespace qnnrules

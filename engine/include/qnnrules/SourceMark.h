@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -17,5 +18,9 @@ struct SourceMark {
   // "rules/htp/ops/conv.yaml:42:5" (or "rules/htp/ops/conv.yaml:42" when withColumn is false).
   std::string toString(bool withColumn = true) const;
 };
+
+// How marks and messages name a file: relative to the working directory when the file is
+// below it ("rules/htp/ops/conv.yaml"), else absolute.
+std::string displayPath(const std::filesystem::path& file);
 
 }  // namespace qnnrules
