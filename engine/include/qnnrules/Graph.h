@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "qnnrules/OptionalBox.h"
 #include "qnnrules/QuantSpec.h"
 #include "qnnrules/Status.h"
 
@@ -40,7 +41,7 @@ struct Argument {
   std::string s;
   std::vector<Argument> list;
   TensorRef tensor;                 // when kind == kTensor
-  std::optional<QuantSpec> qspec;   // annotation of this input edge (kTensor only)
+  OptionalBox<QuantSpec> qspec;     // annotation of this input edge (kTensor only)
 
   static Argument tensorRef(uint32_t node, uint32_t output = 0) {
     Argument a; a.kind = Kind::kTensor; a.tensor = {node, output}; return a;
@@ -61,8 +62,8 @@ struct TensorStats {
 struct TensorMeta {
   ScalarType dtype = ScalarType::kFloat32;
   std::vector<int64_t> shape;
-  std::optional<QuantSpec> qspec;   // annotation of this output
-  std::optional<TensorStats> stats; // calibration statistics of this output, if recorded
+  OptionalBox<QuantSpec> qspec;     // annotation of this output
+  OptionalBox<TensorStats> stats;   // calibration statistics of this output, if recorded
 };
 
 struct Node {
