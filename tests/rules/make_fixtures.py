@@ -416,6 +416,17 @@ def conv():
     fx.case("mm16_in1_asym", "aten.matmul.default", [fx.ref("x16"), fx.ref("k16_asym")],
             [("float32", T, u16(0.001, 32768))],
             expect={"*": mm_asym, **{soc: [E("arch-gate", "htp.matmul", gate_mm)] + mm_asym for soc in gate16}})
+    # addmm(bias, input, weight): checked as the MatMul (plus add) it is decomposed into [ET §0].
+    fx.input("am_b8", [1, 32], u8(0.02, 128))
+    fx.input("am_w8", [64, 32], u8(0.03, 110))
+    fx.input("am_b16", [1, 32], u16())
+    fx.input("am_w16_asym", [64, 32], u16(0.0004, 30000))
+    fx.case("addmm8", "aten.addmm.default", [fx.ref("am_b8"), fx.ref("v8"), fx.ref("am_w8")],
+            [("float32", [1, 32], u8(0.1, 128))])
+    am_asym = [E("symmetric", "htp.addmm", symmetric("weight"), port="in[2] weight")]
+    fx.case("addmm16_w_asym", "aten.addmm.default", [fx.ref("am_b16"), fx.ref("v16"), fx.ref("am_w16_asym")],
+            [("float32", [1, 32], u16(0.001, 32768))],
+            expect={"*": am_asym, **{soc: [E("arch-gate", "htp.addmm", gate_mm)] + am_asym for soc in gate16}})
     # No a16w16 on Conv3d (AIMET V75 kernel table [QC §4.4, §6.11]).
     fx.case("conv3d_16a16w", "aten.conv3d.default", [fx.ref("x16_5d"), fx.ref("w16_3d"), fx.ref("b16")],
             [("float32", [1, 16, 2, 14, 14], u16(0.0007, 30000))],

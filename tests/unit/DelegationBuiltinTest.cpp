@@ -77,8 +77,6 @@ TEST(DelegationBuiltin, EngineResolvesBackendOptionsOrRefusesToOpen) {
 
 TEST(DelegationBuiltin, LpaiRequiresFullDelegationByDefault) {
   Engine e = open("lpai", "SM8850", {"fps=30", "affinity=hard"});
-  if (!e.ok() && e.status().code() == StatusCode::kRuleError)
-    GTEST_SKIP() << "the built-in lpai rules do not load yet: " << e.status().toString();
   ASSERT_TRUE(e.ok()) << e.status().toString();
   ASSERT_EQ(e.backendOptions().size(), 6u);
   EXPECT_EQ(e.backendOptions()[0].text(), "30");

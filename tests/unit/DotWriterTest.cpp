@@ -78,7 +78,7 @@ TEST(DotWriter, WarnModeDrawsInvalidNodesInsideTheirPartition) {
 }
 
 TEST(DotWriter, RendersWithGraphvizIntoAnSvgWithClustersAndColours) {
-  if (testing::run("command -v dot").exitCode != 0) GTEST_SKIP() << "graphviz (dot) is not installed";
+  ASSERT_EQ(testing::run("command -v dot").exitCode, 0) << "graphviz (dot) is missing: run scripts/setup.sh";
   Drawn d = drawn(/*strict=*/true);
   testing::TempDir tmp;
   std::filesystem::path dotFile = tmp.path() / "g.dot";
