@@ -4,10 +4,11 @@
 set -euo pipefail
 
 PACKAGES=(
-  cmake ninja-build g++ pkg-config
+  cmake ninja-build g++ pkg-config ccache
   libyaml-cpp-dev nlohmann-json3-dev libre2-dev libspdlog-dev libfmt-dev libcli11-dev
   libsimdjson-dev libgtest-dev libgmock-dev libbenchmark-dev
-  python3 graphviz python3-jsonschema python3-yaml
+  libzip-dev libonnx-dev libprotobuf-dev protobuf-compiler
+  python3 python3-venv graphviz python3-jsonschema python3-yaml
   python3-dev pybind11-dev python3-pybind11 python3-pytest python3-numpy python3-torch python3-torchvision
 )
 
@@ -20,11 +21,32 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all ${#PACKAGES[@]} packages present"
-  exit 0
+else
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-echo "setup: installing ${missing[*]}"
-$SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# The project's one virtual environment. It is made from Debian's interpreter, named explicitly
+# (the python3 first on PATH may be another build), so the extension that CMake builds against
+# Debian's headers is the one the venv loads. Pinned versions; reinstalled only when
+# scripts/requirements-venv.txt changes.
+cd "$(dirname "$0")/.."
+VENV=.venv
+REQ=scripts/requirements-venv.txt
+if [ "${QNNRULES_SKIP_VENV:-0}" != 1 ]; then
+  if [ ! -x "$VENV/bin/python" ]; then
+    /usr/bin/python3 -m venv "$VENV"
+  fi
+  stamp="$VENV/.requirements.sha256"
+  want=$(sha256sum "$REQ" | cut -d' ' -f1)
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    echo "setup: installing $REQ into $VENV"
+    "$VENV/bin/python" -m pip install -q -r "$REQ"
+    echo "$want" > "$stamp"
+  else
+    echo "setup: $VENV up to date"
+  fi
+fi
