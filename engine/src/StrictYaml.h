@@ -107,11 +107,18 @@ class StrictYamlReader {
             "at most " + std::to_string(limits.maxFileBytes) + " bytes", std::to_string(text.size()) + " bytes");
       return std::nullopt;
     }
-    if (auto v = yamlscan::findExcessiveNesting(text, limits.maxDepth)) {
-      error(DiagCode::kYamlSyntax, fileMark(v->line, v->column),
-            "YAML nesting deeper than " + std::to_string(limits.maxDepth) + " levels; the file is refused",
-            "at most " + std::to_string(limits.maxDepth) + " nested collections",
-            "more than " + std::to_string(limits.maxDepth) + " nested collections");
+    if (auto v = yamlscan::findUnsafeYaml(text, limits.maxDepth)) {
+      if (v->kind == yamlscan::ScanProblem::Kind::kStrayComma) {
+        error(DiagCode::kYamlSyntax, fileMark(v->line, v->column),
+              "YAML syntax error: ',' outside a flow collection ([...] or {...}); quote the value if it "
+              "starts with a comma",
+              "a value, or ',' between the items of [...] or {...}", "','");
+      } else {
+        error(DiagCode::kYamlSyntax, fileMark(v->line, v->column),
+              "YAML nesting deeper than " + std::to_string(limits.maxDepth) + " levels; the file is refused",
+              "at most " + std::to_string(limits.maxDepth) + " nested collections",
+              "more than " + std::to_string(limits.maxDepth) + " nested collections");
+      }
       return std::nullopt;
     }
     std::vector<YAML::Node> docs;

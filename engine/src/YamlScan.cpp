@@ -9,7 +9,7 @@ bool isBlank(char c) { return c == ' ' || c == '\t'; }
 
 }  // namespace
 
-std::optional<NestingViolation> findExcessiveNesting(std::string_view text, int maxDepth) {
+std::optional<ScanProblem> findUnsafeYaml(std::string_view text, int maxDepth) {
   struct Level {
     size_t column;
     char kind;  // 's' block sequence, 'm' block mapping
@@ -18,6 +18,7 @@ std::optional<NestingViolation> findExcessiveNesting(std::string_view text, int 
   int flow = 0;              // open flow collections
   char quote = 0;            // inside a quoted scalar that spans lines
   bool atStart = true;       // the next non-blank character begins a node
+  bool afterNode = false;    // a quoted scalar or flow collection just ended: a token follows
   bool inBlockScalar = false;
   long blockScalarParent = -1;   // content must be indented more than this
   long blockScalarContent = -1;  // the content's indentation, once known
@@ -25,7 +26,7 @@ std::optional<NestingViolation> findExcessiveNesting(std::string_view text, int 
 
   auto depth = [&] { return static_cast<int>(block.size()) + flow; };
   auto violation = [&](size_t column) {
-    return NestingViolation{lineNo, static_cast<uint32_t>(column + 1), depth()};
+    return ScanProblem{ScanProblem::Kind::kNesting, lineNo, static_cast<uint32_t>(column + 1), depth()};
   };
 
   size_t pos = 0;
@@ -54,6 +55,7 @@ std::optional<NestingViolation> findExcessiveNesting(std::string_view text, int 
 
     size_t i = 0;
     size_t contentColumn = 0;
+    afterNode = false;
     bool keySeen = false;
     if (quote == 0 && flow == 0) {
       // Block context: the line's indentation closes deeper collections.
@@ -93,17 +95,21 @@ std::optional<NestingViolation> findExcessiveNesting(std::string_view text, int 
         if (quote == '\'') {
           if (ch == '\'') {
             if (i + 1 < line.size() && line[i + 1] == '\'') ++i;  // '' is an escaped quote
-            else { quote = 0; atStart = false; }
+            else { quote = 0; atStart = false; afterNode = true; }
           }
         } else if (ch == '\\') {
           ++i;
         } else if (ch == '"') {
           quote = 0;
           atStart = false;
+          afterNode = true;
         }
         continue;
       }
       if (isBlank(ch)) continue;
+      if (ch == ',' && flow == 0 && (atStart || afterNode))
+        return ScanProblem{ScanProblem::Kind::kStrayComma, lineNo, static_cast<uint32_t>(i + 1), depth()};
+      afterNode = false;
       if (ch == '#' && (i == 0 || isBlank(line[i - 1]))) break;  // comment
       if (atStart && (ch == '"' || ch == '\'')) {
         quote = ch;
@@ -122,6 +128,7 @@ std::optional<NestingViolation> findExcessiveNesting(std::string_view text, int 
       if (flow > 0 && (ch == ']' || ch == '}')) {
         --flow;
         atStart = false;
+        afterNode = flow == 0;
         continue;
       }
       if (flow > 0 && ch == ',') {
@@ -145,7 +152,8 @@ std::optional<NestingViolation> findExcessiveNesting(std::string_view text, int 
       }
       if (flow == 0 && atStart && (ch == '|' || ch == '>')) {
         inBlockScalar = true;
-        blockScalarParent = block.empty() ? -1 : static_cast<long>(block.back().column);
+        // At document level yaml-cpp ends the scalar at column 0 (a ',' there is a token).
+        blockScalarParent = block.empty() ? 0 : static_cast<long>(block.back().column);
         blockScalarContent = -1;
         break;
       }

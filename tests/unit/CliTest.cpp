@@ -155,6 +155,29 @@ TEST(Cli, OverlayWithMisspelledKeyFailsWithFileLineColumnAndExitTwo) {
   EXPECT_NE(r.output.find("qnn_opp"), std::string::npos) << r.output;
 }
 
+// A YAML file that is just ',' made yaml-cpp 0.7 loop forever, allocating; every YAML the
+// tool reads goes through the same guarded parse, so each kind must now exit 2 at once.
+TEST(Cli, StrayCommaYamlIsRefusedInEveryYamlInput) {
+  const std::vector<std::pair<std::string, std::string>> kinds = {
+      {"overlay/htp/x.yaml", "--rules overlay"},
+      {"overlay/socs.yaml", "--rules overlay"},
+      {"overlay/quant_configs.yaml", "--rules overlay --annotate 8a8w"},
+      {"overlay/backend_options.yaml", "--rules overlay"},
+      {"recipe.yaml", "--annotate 8a8w --recipe recipe.yaml"},
+  };
+  for (const auto& [file, args] : kinds) {
+    TempDir d;
+    std::string graph = d.write("g.json", kCustomGraph).string();
+    d.write(file, ",");
+    CommandResult r = testing::run("cd " + shellQuote(d.path().string()) + " && env QNNRULES_PATH= timeout 20 " +
+                                   shellQuote(QNNRULES_VALIDATE_EXE) + " " + shellQuote(graph) + " --soc SM8650 " +
+                                   args);
+    EXPECT_EQ(r.exitCode, 2) << file << "\n" << r.output;
+    EXPECT_NE(r.output.find(file + ":1:1"), std::string::npos) << file << "\n" << r.output;
+    EXPECT_NE(r.output.find("',' outside a flow collection"), std::string::npos) << file << "\n" << r.output;
+  }
+}
+
 struct BadInputCase {
   const char* name;
   const char* graphText;  // written to a file; nullptr: use `args` alone

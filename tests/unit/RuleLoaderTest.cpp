@@ -646,6 +646,48 @@ TEST(RuleLoaderTest, YamlCppDepthGuardIsCaughtWhenThePreScanAllowsMore) {
   EXPECT_TRUE(Contains(l.errors[0].message, "YAML syntax error"));
 }
 
+// yaml-cpp 0.7's LoadAll loops forever, allocating, on a ',' that begins a token at document
+// level (jbeder/yaml-cpp #1040). Each of these hung before the pre-scan; each must now be one
+// syntax error at the comma. (Inside a block mapping yaml-cpp throws instead of hanging; the
+// pre-scan refuses those too, with the same sentence.)
+struct StrayCommaCase {
+  const char* text;
+  const char* at;
+};
+class StrayCommaTest : public ::testing::TestWithParam<StrayCommaCase> {};
+
+TEST_P(StrayCommaTest, IsOneSyntaxErrorAtTheComma) {
+  Loaded l = loadText(GetParam().text);
+  ASSERT_EQ(l.errors.size(), 1u) << dump(l.errors);
+  EXPECT_EQ(l.errors[0].code, DiagCode::kYamlSyntax);
+  EXPECT_EQ(at(l.errors[0]), GetParam().at);
+  EXPECT_TRUE(Contains(l.errors[0].message, "',' outside a flow collection")) << l.errors[0].message;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    RuleLoaderTest, StrayCommaTest,
+    ::testing::Values(StrayCommaCase{",", "t.yaml:1:1"}, StrayCommaCase{",,", "t.yaml:1:1"},
+                      StrayCommaCase{"  ,", "t.yaml:1:3"}, StrayCommaCase{", a", "t.yaml:1:1"},
+                      StrayCommaCase{"[a] , b", "t.yaml:1:5"}, StrayCommaCase{"{a: 1},", "t.yaml:1:7"},
+                      StrayCommaCase{"\"x\" ,", "t.yaml:1:5"}, StrayCommaCase{"'x',", "t.yaml:1:4"},
+                      StrayCommaCase{"- a\n,", "t.yaml:2:1"}, StrayCommaCase{"!t ,", "t.yaml:1:4"},
+                      StrayCommaCase{"&x ,", "t.yaml:1:4"}, StrayCommaCase{"--- ,", "t.yaml:1:5"},
+                      StrayCommaCase{"|\n,", "t.yaml:2:1"}, StrayCommaCase{"version: 1\n---\n,", "t.yaml:3:1"},
+                      StrayCommaCase{"version: ,", "t.yaml:1:10"}, StrayCommaCase{"rules:\n  - ,", "t.yaml:2:5"}));
+
+TEST(RuleLoaderTest, CommasInsideValuesFlowCollectionsStringsAndCommentsLoad) {
+  Loaded l = loadText(edit("    description: Relu lowers to QNN Relu.\n",
+                           "    description: Relu, then QNN Relu,#1, text\n",
+                           edit("    qnn_op: Relu\n", "    qnn_op: Relu # , a comment\n")));
+  EXPECT_TRUE(l.errors.empty()) << dump(l.errors);
+  ASSERT_EQ(l.rules.size(), 1u);
+  EXPECT_EQ(l.rules[0].description, "Relu, then QNN Relu,#1, text");
+  Loaded quoted = loadText(edit("    description: Relu lowers to QNN Relu.\n", "    description: \", leading\"\n"));
+  EXPECT_TRUE(quoted.errors.empty()) << dump(quoted.errors);
+  Loaded block = loadText(edit("    description: Relu lowers to QNN Relu.\n", "    description: |\n      , leading\n"));
+  EXPECT_TRUE(block.errors.empty()) << dump(block.errors);
+}
+
 TEST(RuleLoaderTest, BracketsInStringsCommentsAndBlockScalarsDoNotCount) {
   const std::string deep(200, '[');
   std::string text = edit("    description: Relu lowers to QNN Relu.\n",
