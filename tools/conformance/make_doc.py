@@ -112,8 +112,28 @@ def render(data, rows, exceptions):
         out.append("ONNX Runtime did not hand these nodes to the backend, so there is no verdict to compare:\n")
         out.append(", ".join(f"`{i}`" for i in not_asked))
         out.append("")
-    notes = [e for e in exceptions if e.get("group")]
     return "\n".join(out).rstrip() + "\n"
+
+
+def render_settled(meta):
+    """The hand-written part of the data: what the measurement settled, and the agreement before
+    and after the rule fixes (tests/conformance/htp-exceptions.json, keys settled and history)."""
+    out = []
+    if meta.get("history"):
+        out.append("## Agreement before and after the rule fixes\n")
+        out.append("| rules | agreement | note |")
+        out.append("|---|---|---|")
+        for h in meta["history"]:
+            out.append(f"| {h['rules']} | {h['agreement']} | {h['note']} |")
+        out.append("")
+    if meta.get("settled"):
+        out.append("## Contradictions settled by the oracle\n")
+        out.append("| question | what the backend does | cases |")
+        out.append("|---|---|---|")
+        for s in meta["settled"]:
+            out.append(f"| {s['question']} | {s['answer']} | `{s['cases']}` |")
+        out.append("")
+    return "\n".join(out)
 
 
 def main(argv=None):
@@ -125,9 +145,13 @@ def main(argv=None):
     ap.add_argument("--check", action="store_true", help="fail if the committed doc is stale")
     a = ap.parse_args(argv)
     data = compare.load(a.data)
-    exceptions = compare.load(a.exceptions)["exceptions"]
+    meta = compare.load(a.exceptions)
+    exceptions = meta["exceptions"]
     rows, _ = compare.compare(data, exceptions, compare.qnnrules_verdicts(a.validate, data["cases"]))
     text = render(data, rows, exceptions)
+    settled = render_settled(meta)
+    if settled:
+        text = text.replace("## Agreement matrix\n", settled + "\n## Agreement matrix\n", 1)
     if a.check:
         try:
             with open(a.out) as f:
