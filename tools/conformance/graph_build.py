@@ -18,11 +18,15 @@ def qspec(enc, rank):
     if "q" not in enc:
         return None
     dtype, lo, hi = _QDTYPE[enc["q"]]
+    hi = hi if hi is not None else 0
     q = {"dtype": dtype}
     if lo is not None:
         q.update(quant_min=lo, quant_max=hi)
+    # Symmetric (as a PyTorch observer would say) when the zero point is the container's middle:
+    # 0 for signed types, 2^(bits-1) for unsigned ones (QNN offset -2^(n-1)).
+    mid = 0 if not enc["q"].startswith("u") else (hi + 1) // 2
     if "axis" in enc:
-        sym = all(z == 0 for z in enc["zp"])
+        sym = all(z == mid for z in enc["zp"])
         q.update(qscheme="per_channel_symmetric" if sym else "per_channel_affine", ch_axis=enc["axis"],
                  scale=enc["scale"], zero_point=enc["zp"])
         if "block" in enc:
@@ -30,8 +34,7 @@ def qspec(enc, rank):
             block[1 - enc["axis"]] = enc["block"]
             q["block_size"] = block
     else:
-        signed = not enc["q"].startswith("u")
-        q.update(qscheme="per_tensor_symmetric" if signed and enc["zp"] == 0 else "per_tensor_affine",
+        q.update(qscheme="per_tensor_symmetric" if enc["zp"] == mid else "per_tensor_affine",
                  scale=enc["scale"], zero_point=enc["zp"])
     return q
 
