@@ -18,6 +18,10 @@ from conformance import compare  # noqa: E402
 ROOT = compare.ROOT
 DOC = os.path.join(ROOT, "docs", "conformance.md")
 ARCHS = ["V68", "V69", "V73", "V75", "V79", "V81"]
+# Cases quoted as evidence that the oracle discriminates (gates, symmetry, datatypes, finalize).
+EVIDENCE = ["conv2d/16a16w/SM8350", "conv2d/16a16w/SM8550", "conv2d/16a16w_asym/SM8650",
+            "linear/16a4w_block/SM8350", "linear/16a4w_block/SM8450", "log_softmax/8a_signed/SM8650",
+            "conv3d/fp16/SM8350", "conv3d/fp16/SM8450", "sigmoid/16a_fixed_wrong/SM8650"]
 
 INTRO = """\
 # Conformance with the real QNN HTP backend
@@ -83,6 +87,16 @@ def render(data, rows, exceptions):
                f"{data['run']['batch']} cases per session. Batching check: {check.get('cases', 0)} cases rerun "
                f"alone, {len(check.get('differing', []))} verdicts differ"
                + (": " + ", ".join(check["differing"]) if check.get("differing") else "") + ".")
+    out.append("")
+    out.append("## Evidence that the backend runs and discriminates\n")
+    out.append("The same op config, accepted on one SoC and refused on another with QNN's own message "
+               "(from the recorded data):\n")
+    by_id = {c["id"]: c for c in data["cases"]}
+    for cid in EVIDENCE:
+        c = by_id.get(cid)
+        if c:
+            msg = f": {c['message']}" if c["message"] else ""
+            out.append(f"- `{cid}`: {c['oracle']}{msg}")
     out.append("")
     out.append("## Agreement matrix\n")
     out.append("A = the oracle accepts, R = it rejects; `≠` marks a case where qnnrules says the "
