@@ -41,9 +41,9 @@ class _Builder:
         self.nodes, self.inputs, self.outputs, self.inits = [], [], [], []
 
     def init(self, name, onnx_type, dims, values):
-        self.inits.append(h.make_tensor(name, onnx_type, dims, [int(v) if onnx_type != T.FLOAT and
-                                                                 onnx_type != T.FLOAT16 else float(v)
-                                                                 for v in np.asarray(values).ravel()]))
+        as_float = onnx_type in (T.FLOAT, T.FLOAT16)
+        self.inits.append(h.make_tensor(name, onnx_type, dims, [float(v) if as_float else int(v)
+                                                                for v in np.asarray(values).ravel()]))
         return name
 
     def qparams(self, name, enc, shape, stype=T.FLOAT):
@@ -60,15 +60,14 @@ class _Builder:
                 attrs = {"axis": baxis, "block_size": enc["block"]}
                 sdims = list(shape)
                 sdims[baxis] = shape[baxis] // enc["block"]
-                scales = np.repeat(scales.reshape([-1 if i == enc["axis"] else 1 for i in range(len(shape))]),
-                                   1, axis=0) * np.ones(sdims, np.float32)
+                # Every block of a channel takes that channel's scale.
+                scales = scales.reshape([-1 if i == enc["axis"] else 1 for i in range(len(shape))]) \
+                    * np.ones(sdims, np.float32)
                 zps = np.zeros(sdims, np.int64)
-                sdims_z = sdims
             else:
                 sdims = [len(enc["scale"])]
-                sdims_z = sdims
             s = self.init(name + "_s", stype, sdims, scales)
-            z = self.init(name + "_z", ONNX_Q[q], sdims_z, zps)
+            z = self.init(name + "_z", ONNX_Q[q], sdims, zps)
         else:
             s = self.init(name + "_s", stype, [], [enc["scale"]])
             z = self.init(name + "_z", ONNX_Q[q], [], [enc["zp"]])
@@ -128,8 +127,6 @@ def _op_inputs_and_attrs(b, case, k, ins, fdt):
     attrs = dict(case["attrs"])
     ins = list(ins)
     ftype = ONNX_FLOAT[fdt]
-    for a in ("axes_input", "shape_input", "pads_input", "starts_input", "ends_input", "repeats_input"):
-        pass
     # Order matters where ONNX takes several: Slice(starts, ends, axes).
     for a in ("shape_input", "pads_input", "repeats_input", "starts_input", "ends_input", "axes_input"):
         if a in attrs:
