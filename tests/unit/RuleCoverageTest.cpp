@@ -255,6 +255,9 @@ std::vector<GateCase> sixteenBySixteenCases() {
       // layer_norm(input, normalized_shape, weight, bias): the weight is argument 2.
       {"aten.layer_norm.default", "htp.layer_norm", {a, lit, w, b}},
       {"aten.native_layer_norm.default", "htp.layer_norm", {a, lit, w, b}},
+      // batch_norm(input, weight, bias, ...): QNN refuses 16-bit Batchnorm weights before V73
+      // (conformance oracle, case batch_norm/16a16w_s16/<SoC>).
+      {"aten.batch_norm.default", "htp.batch_norm", {a, w, b}},
       // SDPA: key and value are the second inputs of its MatMuls.
       {"aten.scaled_dot_product_attention.default", "htp.scaled_dot_product_attention", {a, w, w}},
   };
