@@ -45,7 +45,7 @@ def qnnrules_verdicts(validate, cases, rule_dirs=()):
             env = dict(os.environ, QNNRULES_PATH="")
             p = subprocess.run(cmd, capture_output=True, text=True, env=env)
             if p.returncode not in (0, 1):
-                sys.exit(f"qnn-validate failed on {soc} (exit {p.returncode}):\n{p.stdout}\n{p.stderr}")
+                raise RuntimeError(f"qnn-validate failed on {soc} (exit {p.returncode}):\n{p.stdout}\n{p.stderr}")
             report = json.loads(p.stdout)
             codes = {}
             for d in report["diagnostics"]:
@@ -93,7 +93,11 @@ def main(argv=None):
     except (OSError, ValueError, KeyError) as e:
         print(f"error: cannot read the conformance data: {e}", file=sys.stderr)
         return 2
-    verdicts = qnnrules_verdicts(a.validate, data["cases"], a.rules)
+    try:
+        verdicts = qnnrules_verdicts(a.validate, data["cases"], a.rules)
+    except (OSError, RuntimeError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     rows, problems = compare(data, exceptions, verdicts)
     agree = sum(r["agree"] for r in rows)
     print(f"{agree}/{len(rows)} cases agree ({100.0 * agree / max(1, len(rows)):.2f}%), "
