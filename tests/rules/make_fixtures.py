@@ -124,10 +124,8 @@ def fixed(port, scale_text, value, offset):
     return f"{port} must have scale {scale_text} ({'%.9g' % value}) and offset {offset}."
 
 
-FP16_GATE = "Float16 execution on HTP needs V69 or newer."
 GATE_16X16 = "16-bit activations with 16-bit weights need HTP V73 or newer."
 GATE_LPBQ = "Block-wise (LPBQ) weights need HTP V69 or newer."
-GATE_16A2W = "2-bit weights (16a2w) are supported from HTP V81 (SM8850) on."
 
 
 def E(code, rule, message, port=None):
@@ -252,13 +250,12 @@ def elementwise():
     # rsqrt: qnn_op=None in the reference (never validated); checked here as ElementWiseRsqrt.
     fx.case("rsqrt16", "aten.rsqrt.default", [fx.ref("x16")], [("float32", T, u16(0.001, 0))])
     fx.case("asin8", "aten.asin.default", [fx.ref("x8")], [("float32", T, u8(0.012, 128))])
-    # Float (fp16 on HTP) runs from V69 [QC §1.1].
+    # Float (fp16 on HTP): [QC §1.1] said V69+, the conformance oracle runs it on V68 too.
     fx.case("div_float", "aten.div.Tensor", [fx.ref("xf"), fx.ref("xf")], [("float32", T, None)],
-            expect={"SM8350": [E("arch-gate", "htp.div", FP16_GATE)]})
+            note="The conformance oracle validates and finalizes float16 on V68 (div/fp32/SM8350), so no arch gate.")
     fx.case("asin16", "aten.asin.default", [fx.ref("x16")], [("float32", T, u16(0.0001, 32768))],
-            expect=[E("no-matching-variant", "htp.asin", no_variant("htp.asin", "ElementWiseAsin"))],
-            note="AIMET's V75 kernel table lists ElementWiseAsin as a8 only [QC §4.4]; the reference would "
-                 "annotate it with the 16-bit activation spec and leave the rejection to QNN.")
+            note="AIMET's V75 kernel table lists ElementWiseAsin as a8 only [QC §4.4], but the conformance "
+                 "oracle accepts 16 bits (asin/16a/<SoC>).")
     # One config per node: mixed 8-/16-bit operands need a requantize first.
     fx.case("add_mixed", "aten.add.Tensor", [fx.ref("x8"), fx.ref("x16")], [("float32", T, u8(0.04, 120))],
             expect=[E("no-matching-variant", "htp.add", no_variant("htp.add", "ElementWiseAdd"))])
@@ -290,7 +287,7 @@ def activation():
     # PReLU: the slope gets the activation spec [ET §2 PReLU].
     fx.case("prelu8", "aten.prelu.default", [fx.ref("x8"), fx.ref("slope")], [("float32", T, u8(0.02, 120))])
     fx.case("sig_float", "aten.sigmoid.default", [fx.ref("xf")], [("float32", T, None)],
-            expect={"SM8350": [E("arch-gate", "htp.sigmoid", FP16_GATE)]})
+            note="The conformance oracle validates and finalizes float16 on V68 (sigmoid/fp32/SM8350), so no arch gate.")
     s8 = fixed("output", "1/256", 1 / 256, 0)
     s16 = fixed("output", "1/65536", 1 / 65536, 0)
     t16 = fixed("output", "1/32768", 1 / 32768, -32768)
@@ -368,8 +365,7 @@ def conv():
     # fp16 activations with int8 weights: Conv2d 1x1 and Linear (PR #19537 [ET §4.1]).
     fx.case("conv_fp16a8w", "aten.conv2d.default", [fx.ref("xh"), fx.ref("w8_pt"), fx.ref("b16_float")],
             [("float16", O16, None)],
-            expect={"SM8350": [E("arch-gate", "htp.conv2d",
-                                 "Float16 activations with 8-bit weights need HTP V69 or newer (and a 1x1 kernel).")]})
+            note="The conformance oracle validates and finalizes float16 on V68 (conv2d/fp16a8w_pc/SM8350), so no arch gate.")
     # LPBQ (block-wise) weights: V69 or newer [ET §2 Linear, §8].
     fx.case("fc_lpbq", "aten.linear.default", [fx.ref("v16"), fx.ref("fc_wblock"), fx.ref("b32")],
             [("float32", [1, 32], u16(0.0007, 30000))],
@@ -393,11 +389,12 @@ def conv():
     # A uint16 second input is symmetric with zero point 32768 (offset -32768, ORT PR #765 [QC §2]).
     fx.case("mm_16a16w_usym", "aten.matmul.default", [fx.ref("x16"), fx.ref("k16_usym")],
             [("float32", T, u16(0.001, 32768))],
-            expect={soc: [E("arch-gate", "htp.matmul", gate_mm)] for soc in gate16})
-    # 16a2w: SM8850 (V81) only (PR #19632 [ET §8, §10]).
+            note="No V73 gate for an unsigned symmetric second input: the oracle accepts it from V68 "
+                 "(conformance case matmul/16a16a/SM8350); only a signed one needs V73.")
+    # 16a2w: PR #19632 says SM8850 (V81) only [ET §8, §10]; the oracle accepts it from V68.
     fx.case("fc_16a2w", "aten.linear.default", [fx.ref("v16"), fx.ref("fc_w2"), fx.ref("b32")],
             [("float32", [1, 32], u16(0.0007, 30000))],
-            expect={"SM8850": [], "*": [E("arch-gate", "htp.linear", GATE_16A2W)]})
+            note="Rule follows the conformance oracle, not PR #19632: linear/16a2w_pc/SM8350 is accepted.")
     # Failures on every SoC.
     fx.case("conv_axis1", "aten.conv2d.default", [fx.ref("x8"), fx.ref("w8_axis1"), fx.ref("b16")],
             [("float32", O16, u8(0.05, 120))],
@@ -407,7 +404,7 @@ def conv():
             expect=[E("axis", "htp.conv_transpose2d", axis("weight", 1), port="in[1] weight")])
     fx.case("conv_w_asym", "aten.conv2d.default", [fx.ref("x8"), fx.ref("w8_asym"), fx.ref("b16")],
             [("float32", O16, u8(0.05, 120))],
-            expect=[E("symmetric", "htp.conv2d", symmetric("weight"), port="in[1] weight")])
+            note="Accepted: 8-bit weights need not be symmetric (conformance case conv2d/8a8w_asym/<SoC>).")
     fx.case("conv_bias_asym", "aten.conv2d.default", [fx.ref("x8"), fx.ref("w8"), fx.ref("b16_asym")],
             [("float32", O16, u8(0.05, 120))],
             expect=[E("symmetric", "htp.conv2d", symmetric("bias"), port="in[2] bias")])
@@ -415,7 +412,7 @@ def conv():
     mm_asym = [E("symmetric", "htp.matmul", symmetric("other"), port="in[1] other")]
     fx.case("mm16_in1_asym", "aten.matmul.default", [fx.ref("x16"), fx.ref("k16_asym")],
             [("float32", T, u16(0.001, 32768))],
-            expect={"*": mm_asym, **{soc: [E("arch-gate", "htp.matmul", gate_mm)] + mm_asym for soc in gate16}})
+            expect=mm_asym)
     # addmm(bias, input, weight): checked as the MatMul (plus add) it is decomposed into [ET §0].
     fx.input("am_b8", [1, 32], u8(0.02, 128))
     fx.input("am_w8", [64, 32], u8(0.03, 110))
@@ -444,12 +441,9 @@ def conv():
     # per-tensor encoding. Use per-channel quantization instead." [ET §5].
     fx.case("fc_16a2w_per_tensor", "aten.linear.default", [fx.ref("v16"), fx.ref("fc_w2_pt"), fx.ref("b32")],
             [("float32", [1, 32], u16(0.0007, 30000))],
-            expect={"SM8850": [E("encoding", "htp.linear", encoding("weight", "BW_AXIS_SCALE_OFFSET"),
-                                 port="in[1] weight")],
-                    "*": [E("bitwidth", "htp.linear", "weight must have a bit width of 4.", port="in[1] weight")]},
-            note="On V81 the nearest variant is a16w2 (same bit width, only per-tensor vs per-channel differs), so "
-                 "the message names the fix, as the reference's error does: quantize per channel. Below V81 no 2-bit "
-                 "variant is available, and the nearest available one is a16w4: use 4-bit weights.")
+            expect=[E("encoding", "htp.linear", encoding("weight", "BW_AXIS_SCALE_OFFSET"), port="in[1] weight")],
+            note="The nearest variant is a16w2 (same bit width, only per-tensor vs per-channel differs), so the "
+                 "message names the fix, as the reference's error does: quantize per channel.")
     # fp16 x int8 takes only a signed weight (QNN 2.44, aimet #4090 [QC §1.3]).
     fx.param("w8u_pt", [16, 8, 1, 1], {"dtype": "uint8", "qscheme": "per_tensor_symmetric", "scale": 0.01,
                                        "zero_point": 128})
@@ -473,7 +467,7 @@ def pooling():
             [("float32", P, u8(0.02, 128)), ("int64", P, None)])
     fx.case("avgpool3d_float", "aten.avg_pool3d.default", [fx.ref("xf5"), [2, 2, 2]],
             [("float32", [1, 8, 2, 8, 8], None)],
-            expect={"SM8350": [E("arch-gate", "htp.avg_pool3d", FP16_GATE)]})
+            note="No float16 arch gate: the conformance oracle runs float on V68 (<op>/fp16/SM8350).")
     fx.case("avgpool_mixed", "aten.avg_pool2d.default", [fx.ref("x8"), [2, 2], [2, 2]],
             [("float32", P, u16(0.0004, 32000))],
             expect=[E("no-matching-variant", "htp.avg_pool2d", no_variant("htp.avg_pool2d", "PoolAvg2d"))])
@@ -516,7 +510,11 @@ def normalization():
             "never fires [ET §11.1]; the rule binds the weight to argument 2 and gates it.")
     # 16-bit weight following AIMET V73+ (asymmetric unsigned 16-bit LayerNorm weight [QC §4.2]).
     ln("ln_16a16w_unsigned", "t16", "ln_w16u", "ln_b", u16(0.0006, 32768),
-       expect={"SM8450": [E("arch-gate", "htp.layer_norm", gate_ln)]})
+       expect={"*": [E("symmetric", "htp.layer_norm", symmetric("weight"), port="in[2] weight")],
+               "SM8450": [E("arch-gate", "htp.layer_norm", gate_ln),
+                          E("symmetric", "htp.layer_norm", symmetric("weight"), port="in[2] weight")]},
+       note="QNN wants an unsigned 16-bit LayerNorm weight symmetric: 'incorrect Value -30000, expected equal "
+            "to -32768' (conformance case layer_norm/16a16w/<SoC>); AIMET's asymmetric weight is refused.")
     # 8-bit weights: the activation spec (uint8) [ET §2 LayerNorm].
     ln("ln_16a8w", "t16", "ln_w8", "ln_b", u16(0.0006, 32768))
     ln("ln8", "t8", "ln_w8", "ln_b", u8(0.03, 128))
@@ -528,20 +526,27 @@ def normalization():
     ln("ln8_bias_asym", "t8", "ln_w8", "ln_b_asym", u8(0.03, 128),
        expect=[E("symmetric", "htp.layer_norm", symmetric("bias"), port="in[3] bias")])
     # BatchNorm: at 8 bits the weight takes the activation spec, "QNN requires uint8 instead of
-    # int8 in 'weight'" [ET §2 BatchNorm]; at 16 bits the 16a16w weight spec, no arch gate.
+    # int8 in 'weight'" [ET §2 BatchNorm]; at 16 bits the 16a16w weight spec, gated on V73 by the
+    # conformance oracle.
     bn_tail = [fx.ref("bn_mean"), fx.ref("bn_var"), False, 0.1, 1e-5, True]
     fx.case("bn8", "aten.batch_norm.default", [fx.ref("x8"), fx.ref("bn_w8"), fx.ref("bn_b")] + bn_tail,
             [("float32", T, u8(0.03, 128))])
     fx.case("bn16", "aten.batch_norm.default", [fx.ref("x16"), fx.ref("bn_w16"), fx.ref("bn_b")] + bn_tail,
-            [("float32", T, u16(0.0006, 32768))])
+            [("float32", T, u16(0.0006, 32768))],
+            expect={"SM8450": [E("arch-gate", "htp.batch_norm",
+                                 "16-bit activations with 16-bit batch-norm weights need HTP V73 or newer.")]},
+            note="QNN refuses 16-bit Batchnorm weights before V73: 'incorrect Value 69, expected >= 73' "
+                 "(conformance case batch_norm/16a16w_s16/SM8450).")
     fx.case("bn8_signed_weight", "aten.batch_norm.default", [fx.ref("x8"), fx.ref("bn_w8s"), fx.ref("bn_b")] + bn_tail,
             [("float32", T, u8(0.03, 128))],
-            expect=[E("no-matching-variant", "htp.batch_norm", no_variant("htp.batch_norm", "Batchnorm"))])
+            note="The reference asks for uint8 [ET §2 BatchNorm], but the conformance oracle accepts a signed "
+                 "symmetric 8-bit weight (batch_norm/8a8w_s8/<SoC>).")
     # InstanceNorm takes no signed scale (ORT #24952 [QC §2]).
     fx.case("in8_signed_weight", "aten.instance_norm.default",
             [fx.ref("x8"), fx.ref("bn_w8s"), fx.ref("bn_b"), None, None, False, 0.1, 1e-5, False],
             [("float32", T, u8(0.03, 128))],
-            expect=[E("no-matching-variant", "htp.instance_norm", no_variant("htp.instance_norm", "InstanceNorm"))])
+            note="Accepted: the conformance oracle takes a signed symmetric 8-bit InstanceNorm weight "
+                 "(instance_norm/8a8w_s8/<SoC>); ORT #24952's 'no SFIXED scale' holds at 16 bits.")
     # What the reference annotates at 16a4w / 16a16w, and QNN (per ORT's HTP tuples) rejects.
     fx.param("w4_pt", [8], {"dtype": "int8", "quant_min": -7, "quant_max": 7, "qscheme": "per_tensor_symmetric",
                             "scale": 0.05, "zero_point": 0})
@@ -629,7 +634,7 @@ def shape():
     fx.case("cast_ids", "aten.to.dtype", [fx.ref("ids"), "torch.float32"], [("float32", [1, 16], u8(0.1, 0))])
     fx.case("view_ids", "aten.view.default", [fx.ref("ids"), [16]], [("int64", [16], None)])
     fx.case("view_float", "aten.view.default", [fx.ref("xf"), [1, -1]], [("float32", F, None)],
-            expect={"SM8350": [E("arch-gate", "htp.reshape", FP16_GATE)]})
+            note="No float16 arch gate: the conformance oracle runs float on V68 (reshape/fp16/SM8350).")
     # Failures: math-invariant outputs with their own encoding.
     fx.case("view_own", "aten.view.default", [fx.ref("x8"), [1, -1]], [("float32", F, u8(0.5, 7))],
             expect=[E("shared", "htp.reshape", shared("output", "input"), port="out[0] output")])
@@ -715,9 +720,8 @@ def comparison():
     fx.case("masked_fill8", "aten.masked_fill.Scalar", [fx.ref("x8"), fx.ref("mask"), -100.0],
             [("float32", T, u8(0.5, 200))])
     fx.case("gt16", "aten.gt.Tensor", [fx.ref("x16"), fx.ref("x16")], [("bool", T, None)],
-            expect=[E("no-matching-variant", "htp.gt", no_variant("htp.gt", "ElementWiseGreater"))],
-            note="AIMET's V75 kernel table runs comparisons on 8-bit tensors only [QC §4.4]; the reference would "
-                 "annotate the 16-bit activation spec and leave the rejection to QNN.")
+            note="AIMET's V75 kernel table runs comparisons on 8-bit tensors only [QC §4.4], but the conformance "
+                 "oracle accepts 16-bit comparisons on every architecture (gt/16a/<SoC>).")
     q_mask = {"dtype": "uint8", "quant_min": 0, "quant_max": 255, "scale": 1.0, "zero_point": 0}
     fx.case("where_quantized_condition", "aten.where.self", [fx.ref("mask", q_mask), fx.ref("x8"), fx.ref("x8b")],
             [("float32", T, u8(0.03, 110))],
@@ -788,7 +792,7 @@ def constant():
     fx.case("zeros_like16", "aten.zeros_like.default", [fx.ref("x16")], [("float32", T, u16(0.0001, 0))])
     fx.case("rand8", "aten.rand.default", [[1, 8]], [("float32", [1, 8], u8(1 / 256, 0))])
     fx.case("full_float", "aten.full.default", [[1, 8], 0.5], [("float32", [1, 8], None)],
-            expect={"SM8350": [E("arch-gate", "htp.constant", FP16_GATE)]})
+            note="No float16 arch gate: the conformance oracle runs float on V68 (<op>/fp16/SM8350).")
     fx.case("full_signed", "aten.full.default", [[1, 8], 0.5], [("float32", [1, 8], w8_pt(0.004))],
             expect=[E("no-matching-variant", "htp.constant", no_variant("htp.constant", "static tensor"))])
     return fx
@@ -813,9 +817,8 @@ def unsupported():
                       "the QNN partitioner lists _embedding_bag as not supported (not_supported_operator); QNN has no "
                       "embedding-bag op")])
     fx.case("le_scalar", "aten.le.Scalar", [fx.ref("x8"), 0.5], [("bool", T, None)],
-            expect=[E("unsupported-op", "htp.le_scalar", pre +
-                      "the QNN partitioner lists le.Scalar as to be implemented (to_be_implemented_operator), although "
-                      "the quantizer's LiftConstantScalarOperands would rewrite it into le.Tensor")])
+            note="ExecuTorch's partitioner lists le.Scalar as to be implemented, but QNN runs it (conformance "
+                 "case le_scalar/8a/<SoC>); it is a target of htp.le.")
     fx.case("median", "aten.median.default", [fx.ref("x8")], [("float32", [], u8())],
             expect=[E("unsupported-op", "htp.median", pre +
                       "the QNN partitioner lists median as to be implemented (to_be_implemented_operator); no QNN "

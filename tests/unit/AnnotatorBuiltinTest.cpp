@@ -78,14 +78,16 @@ TEST(AnnotatorBuiltin, EveryConfigValidatesCleanOnSM8650) {
     }
 }
 
-TEST(AnnotatorBuiltin, TwoBitWeightsValidateOnSM8850AndAreGatedOnSM8650) {
-  Engine v81 = openEngine("SM8850");
-  Engine v75 = openEngine("SM8650");
-  ValidationResult ok = annotateAndValidate(v81, annotateData("mixed.json"), "16a2w");
-  EXPECT_EQ(ok.errorCount() + ok.warningCount(), 0u) << dump(ok.diagnostics);
-  ValidationResult gated = annotateAndValidate(v75, annotateData("mixed.json"), "16a2w");
-  ASSERT_FALSE(gated.diagnostics.empty());
-  for (const Diagnostic& d : gated.diagnostics) EXPECT_EQ(d.code, DiagCode::kArchGate) << formatText(d);
+// 2-bit weights were gated on V81 (PR #19632); the real HTP backend accepts them from V68
+// (conformance cases conv2d/16a2w_pc/<SoC>, linear/16a2w_pc/<SoC>), so no arch gate applies:
+// the graph that was gated on SM8650 is clean there now.
+TEST(AnnotatorBuiltin, TwoBitWeightsValidateOnSM8850AndSM8650) {
+  for (const char* socName : {"SM8850", "SM8650"}) {
+    SCOPED_TRACE(socName);
+    Engine e = openEngine(socName);
+    ValidationResult v = annotateAndValidate(e, annotateData("mixed.json"), "16a2w");
+    EXPECT_EQ(v.errorCount() + v.warningCount(), 0u) << dump(v.diagnostics);
+  }
 }
 
 std::set<std::string> gatedNodes(const std::string& config, const std::string& socName) {

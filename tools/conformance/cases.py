@@ -1,0 +1,287 @@
+"""The conformance cases: every HTP rule's QNN op across the configurations the rules distinguish.
+
+A case is a JSON-serialisable dict (see encodings.py for the encodings):
+  id        "<op>/<config>/<soc>", unique and stable
+  op        short op name; rule: the HTP rule id whose verdict is compared; aten: the ATen target
+  onnx_op   the ONNX op written (or a multi-op builder name in "builder")
+  qnn_op    the QNN op the rule names; config: the configuration name; soc, soc_id, arch
+  inputs    [{"role": "act"|"weight"|"scalar", "shape": [...], "enc": {...}}]
+  outputs   [{"shape": [...], "enc": {...}}]
+  attrs     ONNX attributes; aten_args: the ATen positional arguments, "$i" = input i
+The generator is deterministic: same code, same cases, same bytes.
+"""
+from . import encodings as E
+
+# The SoCs of the run: one per HTP architecture (rules/socs.yaml), with QNN's soc_model id.
+SOCS = [("SM8350", 30, "V68"), ("SM8450", 36, "V69"), ("SM8550", 43, "V73"),
+        ("SM8650", 57, "V75"), ("SM8750", 69, "V79"), ("SM8850", 87, "V81")]
+
+ACT4 = [1, 8, 8, 8]
+
+# Activation configurations of single-input ops: name -> (input encoding, output encoding).
+UNARY_CONFIGS = {
+    "8a": (E.U8, E.U8),
+    "16a": (E.U16, E.U16),
+    "8a_signed": (E.S8, E.S8),
+    "fp16": (E.F16, E.F16),
+    "fp32": (E.F32, E.F32),
+}
+
+# (op, rule, aten target, aten extra args, ONNX op, ONNX attrs, QNN op, input shape, output shape,
+#  extra constant ONNX inputs as (name, int64 values))
+UNARY = [
+    ("relu", "htp.relu", "aten.relu.default", [], "Relu", {}, "Relu"),
+    ("clamp", "htp.relu_min_max", "aten.hardtanh.default", [-1.0, 1.0], "Clip", {}, "ReluMinMax"),
+    ("gelu", "htp.gelu", "aten.gelu.default", [], "Gelu", {}, "Gelu"),
+    ("elu", "htp.elu", "aten.elu.default", [], "Elu", {}, "Elu"),
+    ("hardswish", "htp.hardswish", "aten.hardswish.default", [], "HardSwish", {}, "HardSwish"),
+    ("softmax", "htp.softmax", "aten.softmax.int", [-1], "Softmax", {"axis": -1}, "Softmax"),
+    ("log_softmax", "htp.log_softmax", "aten.log_softmax.int", [-1], "LogSoftmax", {"axis": -1}, "LogSoftmax"),
+    ("abs", "htp.abs", "aten.abs.default", [], "Abs", {}, "ElementWiseAbs"),
+    ("neg", "htp.neg", "aten.neg.default", [], "Neg", {}, "ElementWiseNeg"),
+    ("sign", "htp.sign", "aten.sign.default", [], "Sign", {}, "ElementWiseSign"),
+    ("exp", "htp.exp", "aten.exp.default", [], "Exp", {}, "ElementWiseExp"),
+    ("log", "htp.log", "aten.log.default", [], "Log", {}, "ElementWiseLog"),
+    ("sqrt", "htp.sqrt", "aten.sqrt.default", [], "Sqrt", {}, "ElementWiseSquareRoot"),
+    ("sin", "htp.sin", "aten.sin.default", [], "Sin", {}, "ElementWiseSin"),
+    ("cos", "htp.cos", "aten.cos.default", [], "Cos", {}, "ElementWiseCos"),
+    ("asin", "htp.asin", "aten.asin.default", [], "Asin", {}, "ElementWiseAsin"),
+    ("atan", "htp.atan", "aten.atan.default", [], "Atan", {}, "ElementWiseAtan"),
+    ("ceil", "htp.ceil", "aten.ceil.default", [], "Ceil", {}, "ElementWiseCeil"),
+    ("floor", "htp.floor", "aten.floor.default", [], "Floor", {}, "ElementWiseFloor"),
+    ("round", "htp.round", "aten.round.default", [], "Round", {}, "ElementWiseRound"),
+    ("mean", "htp.mean", "aten.mean.dim", [[-1], True], "ReduceMean", {"keepdims": 1, "axes": [-1]}, "ReduceMean"),
+    ("sum", "htp.sum", "aten.sum.dim_IntList", [[-1], True], "ReduceSum", {"keepdims": 1, "axes_input": [-1]}, "ReduceSum"),
+    ("amax", "htp.amax", "aten.amax.default", [[-1], True], "ReduceMax", {"keepdims": 1, "axes_input": [-1]}, "ReduceMax"),
+    ("amin", "htp.amin", "aten.amin.default", [[-1], True], "ReduceMin", {"keepdims": 1, "axes_input": [-1]}, "ReduceMin"),
+    ("avg_pool2d", "htp.avg_pool2d", "aten.avg_pool2d.default", [[2, 2], [2, 2]], "AveragePool",
+     {"kernel_shape": [2, 2], "strides": [2, 2]}, "PoolAvg2d"),
+    ("max_pool2d", "htp.max_pool2d", "aten.max_pool2d.default", [[2, 2], [2, 2]], "MaxPool",
+     {"kernel_shape": [2, 2], "strides": [2, 2]}, "PoolMax2d"),
+    ("upsample_nearest2d", "htp.upsample_nearest2d", "aten.upsample_nearest2d.vec", [None, [2.0, 2.0]], "Resize",
+     {"mode": "nearest", "scales_input": [1.0, 1.0, 2.0, 2.0]}, "ResizeNearestNeighbor"),
+    ("upsample_bilinear2d", "htp.upsample_bilinear2d", "aten.upsample_bilinear2d.vec", [None, False, [2.0, 2.0]],
+     "Resize", {"mode": "linear", "scales_input": [1.0, 1.0, 2.0, 2.0]}, "ResizeBilinear"),
+    ("reshape", "htp.reshape", "aten.view.default", [[1, 8, 64]], "Reshape", {"shape_input": [1, 8, 64]}, "Reshape"),
+    ("permute", "htp.permute", "aten.permute.default", [[0, 2, 3, 1]], "Transpose", {"perm": [0, 2, 3, 1]}, "Transpose"),
+    ("pixel_shuffle", "htp.pixel_shuffle", "aten.pixel_shuffle.default", [2], "DepthToSpace",
+     {"blocksize": 2, "mode": "CRD"}, "DepthToSpace"),
+    ("pixel_unshuffle", "htp.pixel_unshuffle", "aten.pixel_unshuffle.default", [2], "SpaceToDepth",
+     {"blocksize": 2}, "SpaceToDepth"),
+    ("pad", "htp.pad", "aten.constant_pad_nd.default", [[1, 1, 1, 1]], "Pad",
+     {"pads_input": [0, 0, 1, 1, 0, 0, 1, 1]}, "Pad"),
+    ("slice", "htp.slice", "aten.slice.Tensor", [3, 0, 4], "Slice",
+     {"starts_input": [0], "ends_input": [4], "axes_input": [3]}, "StridedSlice"),
+    ("repeat", "htp.repeat", "aten.repeat.default", [[1, 1, 1, 2]], "Tile", {"repeats_input": [1, 1, 1, 2]}, "Tile"),
+    ("cumsum", "htp.cumsum", "aten.cumsum.default", [3], "CumSum", {"axis_input_scalar": 3}, "CumulativeSum"),
+    ("pow_scalar", "htp.pow", "aten.pow.Tensor_Scalar", [2.0], "Pow", {"exponent_const": 2.0}, "ElementWisePower"),
+    # leaky_relu: ExecuTorch lifts it to prelu; ONNX LeakyRelu lowers to QNN Prelu.
+    ("leaky_relu", "htp.prelu", "aten.leaky_relu.default", [0.1], "LeakyRelu", {"alpha": 0.1}, "Prelu"),
+]
+
+# Output shapes that differ from the input shape.
+OUT_SHAPE = {
+    "mean": [1, 8, 8, 1], "sum": [1, 8, 8, 1], "amax": [1, 8, 8, 1], "amin": [1, 8, 8, 1],
+    "avg_pool2d": [1, 8, 4, 4], "max_pool2d": [1, 8, 4, 4],
+    "upsample_nearest2d": [1, 8, 16, 16], "upsample_bilinear2d": [1, 8, 16, 16],
+    "reshape": [1, 8, 64], "permute": [1, 8, 8, 8], "pixel_shuffle": [1, 2, 16, 16],
+    "pixel_unshuffle": [1, 32, 4, 4], "pad": [1, 8, 10, 10], "slice": [1, 8, 8, 4], "repeat": [1, 8, 8, 16],
+}
+# Ops whose output must share the input's encoding (math-invariant): the case gives them the same.
+SHARED_OUT = {"reshape", "permute", "pixel_shuffle", "pixel_unshuffle", "repeat", "max_pool2d", "slice", "pad"}
+
+# Fixed output encodings: (op, bits) -> (scale, zero point) as QNN documents them, and a wrong one.
+FIXED = [
+    ("sigmoid", "htp.sigmoid", "aten.sigmoid.default", "Sigmoid", "Sigmoid"),
+    ("hardsigmoid", "htp.hardsigmoid", "aten.hardsigmoid.default", "HardSigmoid", "ElementWiseNeuron"),
+    ("tanh", "htp.tanh", "aten.tanh.default", "Tanh", "Tanh"),
+]
+FIXED_ENC = {
+    ("sigmoid", 8): (1 / 256, 0), ("sigmoid", 16): (1 / 65536, 0),
+    ("hardsigmoid", 8): (1 / 256, 0), ("hardsigmoid", 16): (1 / 65536, 0),
+    ("tanh", 8): (1 / 128, 128), ("tanh", 16): (1 / 32768, 32768),
+}
+
+# Binary ops: (op, rule, aten Tensor target, aten Scalar target, ONNX op, QNN op, output is bool)
+BINARY = [
+    ("add", "htp.add", "aten.add.Tensor", "aten.add.Scalar", "Add", "ElementWiseAdd", False),
+    ("sub", "htp.sub", "aten.sub.Tensor", "aten.sub.Scalar", "Sub", "ElementWiseSubtract", False),
+    ("mul", "htp.mul", "aten.mul.Tensor", "aten.mul.Scalar", "Mul", "ElementWiseMultiply", False),
+    ("div", "htp.div", "aten.div.Tensor", "aten.div.Scalar", "Div", "ElementWiseDivide", False),
+    ("maximum", "htp.maximum", "aten.maximum.default", None, "Max", "ElementWiseMaximum", False),
+    ("minimum", "htp.minimum", "aten.minimum.default", None, "Min", "ElementWiseMinimum", False),
+    ("pow", "htp.pow", "aten.pow.Tensor_Tensor", None, "Pow", "ElementWisePower", False),
+    ("prelu", "htp.prelu", "aten.prelu.default", None, "PRelu", "Prelu", False),
+    ("eq", "htp.eq", "aten.eq.Tensor", "aten.eq.Scalar", "Equal", "ElementWiseEqual", True),
+    ("gt", "htp.gt", "aten.gt.Tensor", "aten.gt.Scalar", "Greater", "ElementWiseGreater", True),
+    ("ge", "htp.ge", "aten.ge.Tensor", "aten.ge.Scalar", "GreaterOrEqual", "ElementWiseGreaterEqual", True),
+    ("lt", "htp.lt", "aten.lt.Tensor", "aten.lt.Scalar", "Less", "ElementWiseLess", True),
+    ("le", "htp.le", "aten.le.Tensor", "aten.le.Scalar", "LessOrEqual", "ElementWiseLessEqual", True),
+]
+BINARY_CONFIGS = {"8a": E.U8, "16a": E.U16, "fp16": E.F16, "fp32": E.F32, "int32": {"plain": "int32"}}
+
+# Weighted ops: (op, rule, aten target, aten extra args, ONNX op, ONNX attrs, QNN op, input shape,
+#  weight shape, output shape, per-channel axis)
+WEIGHTED = [
+    ("conv2d", "htp.conv2d", "aten.conv2d.default", [None, [1, 1], [1, 1]], "Conv",
+     {"pads": [1, 1, 1, 1]}, "Conv2d", [1, 64, 8, 8], [16, 64, 3, 3], [1, 16, 8, 8], 0),
+    # A 1x1 kernel: ORT's QNN EP builds block-wise (BQ) conv weights only when the per-block
+    # scales are [OC, blocks], which holds for 1x1 kernels.
+    ("conv2d_1x1", "htp.conv2d", "aten.conv2d.default", [None, [1, 1], [0, 0]], "Conv",
+     {}, "Conv2d", [1, 64, 8, 8], [16, 64, 1, 1], [1, 16, 8, 8], 0),
+    ("conv3d", "htp.conv3d", "aten.conv3d.default", [None, [1, 1, 1], [1, 1, 1]], "Conv",
+     {"pads": [1, 1, 1, 1, 1, 1]}, "Conv3d", [1, 64, 4, 4, 4], [16, 64, 3, 3, 3], [1, 16, 4, 4, 4], 0),
+    ("conv_transpose2d", "htp.conv_transpose2d", "aten.conv_transpose2d.input", [None, [2, 2]], "ConvTranspose",
+     {"strides": [2, 2]}, "TransposeConv2d", [1, 64, 4, 4], [64, 16, 2, 2], [1, 16, 8, 8], 1),
+    ("linear", "htp.linear", "aten.linear.default", [None], "Gemm", {"transB": 1}, "FullyConnected",
+     [1, 64], [16, 64], [1, 16], 0),
+]
+
+
+def weight_configs(wshape, axis):
+    """Configurations of a weighted op: name -> (activation enc, weight enc, output enc)."""
+    c = wshape[axis]
+    wrong = 1 - axis
+    blocks = {"q": "int4", "block": 32}
+    return {
+        "8a8w": (E.U8, E.weight("int8"), E.U8),
+        "8a8w_pc": (E.U8, E.weight("int8", c, axis), E.U8),
+        "8a8w_pc_wrong_axis": (E.U8, E.weight("int8", wshape[wrong], wrong), E.U8),
+        "8a8w_asym": (E.U8, E.weight("int8", zp=3), E.U8),
+        "8a8w_u8sym": (E.U8, E.weight("uint8", zp=128), E.U8),
+        "16a8w": (E.U16, E.weight("int8"), E.U16),
+        "16a8w_pc": (E.U16, E.weight("int8", c, axis), E.U16),
+        "16a16w": (E.U16, E.weight("int16"), E.U16),
+        "16a16w_asym": (E.U16, E.weight("int16", zp=5), E.U16),
+        "8a4w_pc": (E.U8, E.weight("int4", c, axis), E.U8),
+        "16a4w_pc": (E.U16, E.weight("int4", c, axis), E.U16),
+        "16a4w_block": (E.U16, dict(E.weight("int4", c, axis), **blocks), E.U16),
+        "16a2w_pc": (E.U16, E.weight("int2", c, axis), E.U16),
+        "fp16a8w_pc": (E.F16, E.weight("int8", c, axis), E.F16),
+        "fp16": (E.F16, E.F16, E.F16),
+        "fp32": (E.F32, E.F32, E.F32),
+    }
+
+
+MATMUL_CONFIGS = {
+    "8a8a": (E.U8, E.U8, E.U8),
+    "16a8a": (E.U16, E.U8, E.U16),
+    "16a16a": (E.U16, E.U16, E.U16),
+    "16a16a_s16": (E.U16, E.S16, E.U16),
+    "fp16": (E.F16, E.F16, E.F16),
+    "fp32": (E.F32, E.F32, E.F32),
+}
+
+# Norm weights (gamma): unsigned asymmetric as the reference quantizer gives them, and signed
+# symmetric ones.
+NORM_CONFIGS = {
+    "8a8w": (E.U8, E.weight("uint8", zp=100), E.U8),
+    "8a8w_s8": (E.U8, E.weight("int8"), E.U8),
+    "16a8w": (E.U16, E.weight("uint8", zp=100), E.U16),
+    "16a16w": (E.U16, E.weight("uint16", zp=30000), E.U16),
+    "16a16w_s16": (E.U16, E.weight("int16"), E.U16),
+    "fp16": (E.F16, E.F16, E.F16),
+}
+
+
+def _case(op, rule, aten, onnx_op, qnn_op, config, inputs, outputs, aten_args, attrs=None, builder=None):
+    return {"op": op, "rule": rule, "aten": aten, "onnx_op": onnx_op, "qnn_op": qnn_op, "config": config,
+            "inputs": inputs, "outputs": outputs, "aten_args": aten_args, "attrs": attrs or {},
+            "builder": builder}
+
+
+def _unary_cases():
+    for op, rule, aten, extra, onnx_op, attrs, qnn_op in UNARY:
+        for cfg, (ein, eout) in UNARY_CONFIGS.items():
+            if op in SHARED_OUT:
+                eout = ein
+            yield _case(op, rule, aten, onnx_op, qnn_op, cfg, [{"role": "act", "shape": ACT4, "enc": ein}],
+                        [{"shape": OUT_SHAPE.get(op, ACT4), "enc": eout}], ["$0"] + extra, attrs)
+    for op, rule, aten, onnx_op, qnn_op in FIXED:
+        for bits, enc in ((8, E.U8), (16, E.U16)):
+            right = FIXED_ENC[(op, bits)]
+            for tag, (scale, zp) in (("right", right), ("wrong", (right[0] * 1.7, right[1]))):
+                out = E.act(enc["q"], scale, zp)
+                yield _case(op, rule, aten, onnx_op, qnn_op, f"{bits}a_fixed_{tag}",
+                            [{"role": "act", "shape": ACT4, "enc": enc}], [{"shape": ACT4, "enc": out}], ["$0"])
+        for cfg in ("fp16", "fp32"):
+            e = UNARY_CONFIGS[cfg][0]
+            yield _case(op, rule, aten, onnx_op, qnn_op, cfg, [{"role": "act", "shape": ACT4, "enc": e}],
+                        [{"shape": ACT4, "enc": e}], ["$0"])
+    # silu: no ONNX op; a Sigmoid feeding a Mul (what QNN builds for it). The JSON side asks about
+    # the in-place form aten.silu_ too, which ExecuTorch's graphs carry.
+    for aten in ("aten.silu.default", "aten.silu_.default"):
+        for cfg, (ein, eout) in UNARY_CONFIGS.items():
+            name = "silu" if aten == "aten.silu.default" else "silu_"
+            yield _case(name, "htp.silu", aten, "Sigmoid+Mul", "Sigmoid", cfg,
+                        [{"role": "act", "shape": ACT4, "enc": ein}], [{"shape": ACT4, "enc": eout}], ["$0"],
+                        builder="silu")
+
+
+def _binary_cases():
+    for op, rule, aten_t, aten_s, onnx_op, qnn_op, is_bool in BINARY:
+        for cfg, enc in BINARY_CONFIGS.items():
+            if op in ("pow", "div", "prelu") and cfg == "int32":
+                continue
+            out = {"plain": "bool"} if is_bool else enc
+            second = [1, 8, 1, 1] if op == "prelu" else ACT4
+            role2 = "weight" if op == "prelu" else "act"
+            yield _case(op, rule, aten_t, onnx_op, qnn_op, cfg,
+                        [{"role": "act", "shape": ACT4, "enc": enc}, {"role": role2, "shape": second, "enc": enc}],
+                        [{"shape": ACT4, "enc": out}], ["$0", "$1"])
+            if aten_s is None:
+                continue
+            # The scalar form: a constant operand (ONNX initializer; a Python number in the ATen graph).
+            scal = dict(enc) if "q" in enc else enc
+            yield _case(op + "_scalar", rule, aten_s, onnx_op, qnn_op, cfg,
+                        [{"role": "act", "shape": ACT4, "enc": enc}, {"role": "scalar", "shape": [], "enc": scal,
+                                                                       "value": 2}],
+                        [{"shape": ACT4, "enc": out}], ["$0", 2])
+
+
+def _weighted_cases():
+    for op, rule, aten, extra, onnx_op, attrs, qnn_op, ishape, wshape, oshape, axis in WEIGHTED:
+        for cfg, (ea, ew, eo) in weight_configs(wshape, axis).items():
+            yield _case(op, rule, aten, onnx_op, qnn_op, cfg,
+                        [{"role": "act", "shape": ishape, "enc": ea}, {"role": "weight", "shape": wshape, "enc": ew}],
+                        [{"shape": oshape, "enc": eo}], ["$0", "$1"] + extra, attrs)
+    for cfg, (ea, eb, eo) in MATMUL_CONFIGS.items():
+        yield _case("matmul", "htp.matmul", "aten.matmul.default", "MatMul", "MatMul", cfg,
+                    [{"role": "act", "shape": [1, 4, 16, 32], "enc": ea},
+                     {"role": "act", "shape": [1, 4, 32, 16], "enc": eb}],
+                    [{"shape": [1, 4, 16, 16], "enc": eo}], ["$0", "$1"])
+    norms = [("layer_norm", "htp.layer_norm", "aten.layer_norm.default", [[32]], "LayerNormalization",
+              {"axis": -1}, "LayerNorm", [1, 16, 32], [32]),
+             ("instance_norm", "htp.instance_norm", "aten.instance_norm.default", [], "InstanceNormalization",
+              {}, "InstanceNorm", [1, 8, 8, 8], [8]),
+             ("batch_norm", "htp.batch_norm", "aten.batch_norm.default", [], "BatchNormalization",
+              {}, "Batchnorm", [1, 8, 8, 8], [8])]
+    for op, rule, aten, extra, onnx_op, attrs, qnn_op, ishape, wshape in norms:
+        for cfg, (ea, ew, eo) in NORM_CONFIGS.items():
+            bias = ew if "float" in ew else {"q": "int32", "scale": 1e-5, "zp": 0}
+            ins = [{"role": "act", "shape": ishape, "enc": ea}, {"role": "weight", "shape": wshape, "enc": ew},
+                   {"role": "weight", "shape": wshape, "enc": bias}]
+            if op == "layer_norm":
+                args = ["$0", [32], "$1", "$2"]
+            elif op == "instance_norm":
+                args = ["$0", "$1", "$2", None, None, False, 0.1, 1e-5, False]
+            else:
+                # ONNX BatchNormalization carries mean/var; the ATen form has them as tensors too.
+                ins += [{"role": "weight", "shape": wshape, "enc": ew}, {"role": "weight", "shape": wshape,
+                                                                          "enc": ew, "positive": True}]
+                args = ["$0", "$1", "$2", "$3", "$4", False, 0.1, 1e-5, True]
+            yield _case(op, rule, aten, onnx_op, qnn_op, cfg, ins, [{"shape": ishape, "enc": eo}], args, attrs)
+
+
+def all_cases():
+    """Every case, in a stable order, with its id and SoC filled in."""
+    out = []
+    templates = list(_unary_cases()) + list(_binary_cases()) + list(_weighted_cases())
+    for t in templates:
+        for soc, soc_id, arch in SOCS:
+            c = dict(t, soc=soc, soc_id=soc_id, arch=arch)
+            c["id"] = f"{t['op']}/{t['config']}/{soc}"
+            out.append(c)
+    ids = [c["id"] for c in out]
+    assert len(ids) == len(set(ids)), "duplicate case ids"
+    return out
