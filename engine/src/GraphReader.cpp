@@ -12,6 +12,7 @@
 
 #include "JsonValue.h"
 #include "qnnrules/PortType.h"
+#include "qnnrules/io/Pt2Reader.h"
 
 namespace qnnrules {
 namespace {
@@ -842,6 +843,12 @@ GraphReadResult readGraphText(std::string_view text, const std::string& displayN
   return readText(text, /*padded=*/false, displayName, options);
 }
 
+// torch.export archives (.pt2) are zip files: "PK\3\4" at the start, whatever the name.
+static std::optional<GraphReadResult> readIfPt2Archive(const std::filesystem::path& path, const GraphReadOptions& options) {
+  if (!isZipFile(path)) return std::nullopt;
+  return readPt2File(path, options);
+}
+
 GraphReadResult readGraphFile(const std::filesystem::path& path, const GraphReadOptions& options) {
   GraphReadResult r;
   const std::string name = path.string();
@@ -854,6 +861,7 @@ GraphReadResult readGraphFile(const std::filesystem::path& path, const GraphRead
     r.status = Status(StatusCode::kIoError, name + ": is a directory, not a graph file", name);
     return r;
   }
+  if (std::optional<GraphReadResult> pt2 = readIfPt2Archive(path, options)) return std::move(*pt2);
   uintmax_t size = std::filesystem::file_size(path, ec);
   if (!ec && size > options.maxFileBytes) {
     r.status = Status(StatusCode::kLimitExceeded,

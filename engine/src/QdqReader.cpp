@@ -1,6 +1,8 @@
 #include "qnnrules/QdqReader.h"
 
 #include <functional>
+#include <optional>
+#include <vector>
 #include <string_view>
 
 #include "qnnrules/PortType.h"
@@ -10,20 +12,39 @@ namespace {
 
 enum class QdqKind : uint8_t { kNone, kQuantize, kDequantize };
 
+// How a Q/DQ op lays out its arguments (and so what granularity it has).
+enum class QdqLayout : uint8_t {
+  kPerTensor,   // quantized_decomposed *_per_tensor (and per_token): input, scale, zero_point, qmin, qmax, dtype
+  kPerChannel,  // quantized_decomposed *_per_channel: input, scales, zero_points, axis, qmin, qmax, dtype
+  kPerGroup,    // quantized_decomposed *_per_channel_group: input, scales, zero_points, qmin, qmax, dtype, group_size
+  kAffine,      // torchao *_affine: input, block_size, scale, zero_point, dtype, qmin, qmax
+};
+
 struct QdqTarget {
   QdqKind kind = QdqKind::kNone;
-  bool perChannel = false;
+  QdqLayout layout = QdqLayout::kPerTensor;
 };
 
 QdqTarget classify(std::string_view t) {
   constexpr std::string_view kPrefix = "quantized_decomposed.";
+  constexpr std::string_view kTorchao = "torchao.";
+  QdqTarget r;
+  if (t.substr(0, kTorchao.size()) == kTorchao) {
+    // convert_pt2e writes these for torchao's affine (e.g. block-wise) observers.
+    t.remove_prefix(kTorchao.size());
+    if (t.substr(0, 16) == "quantize_affine.") r.kind = QdqKind::kQuantize;
+    else if (t.substr(0, 18) == "dequantize_affine.") r.kind = QdqKind::kDequantize;
+    else return {};
+    r.layout = QdqLayout::kAffine;
+    return r;
+  }
   if (t.substr(0, kPrefix.size()) != kPrefix) return {};
   t.remove_prefix(kPrefix.size());
-  QdqTarget r;
   if (t.substr(0, 9) == "quantize_") r.kind = QdqKind::kQuantize;
   else if (t.substr(0, 11) == "dequantize_") r.kind = QdqKind::kDequantize;
   else return {};
-  r.perChannel = t.find("per_channel") != std::string_view::npos;
+  if (t.find("per_channel_group") != std::string_view::npos) r.layout = QdqLayout::kPerGroup;
+  else if (t.find("per_channel") != std::string_view::npos) r.layout = QdqLayout::kPerChannel;
   return r;
 }
 
@@ -41,29 +62,75 @@ std::optional<double> number(const Argument* a) {
   return std::nullopt;
 }
 
-// The spec a Q/DQ node's arguments describe: per-tensor (input, scale, zero_point, quant_min,
-// quant_max, dtype) or per-channel (input, scales, zero_points, axis, quant_min, quant_max, dtype).
-// Scales given as tensors (not literals) stay unknown.
-std::optional<QuantSpec> specOf(const Node& n, bool perChannel, std::string& why) {
-  const size_t base = perChannel ? 4 : 3;
+// Argument positions of one layout.
+struct Positions {
+  size_t scale, zeroPoint, quantMin, quantMax, dtype;
+  const char* scaleKw;
+  const char* zeroPointKw;
+};
+Positions positionsOf(QdqLayout l) {
+  switch (l) {
+    case QdqLayout::kPerChannel: return {1, 2, 4, 5, 6, "scales", "zero_points"};
+    case QdqLayout::kPerGroup: return {1, 2, 3, 4, 5, "scales", "zero_points"};
+    case QdqLayout::kAffine: return {2, 3, 5, 6, 4, "scale", "zero_point"};
+    case QdqLayout::kPerTensor: break;
+  }
+  return {1, 2, 3, 4, 5, "scale", "zero_point"};
+}
+
+// torchao's block_size against the input's shape: a block spanning the whole tensor is
+// per-tensor, blocks of 1 along one axis and whole elsewhere are per-channel on that axis,
+// anything else is block-wise (the engine's LPBQ form: per-channel on the axis whose block is
+// 1, with the block sizes kept).
+void applyBlockSize(QuantSpec& s, const std::vector<int64_t>& block, const std::vector<int64_t>& shape) {
+  if (block.size() != shape.size()) {
+    if (s.scales.size() > 1) s.qscheme = isSymmetric(s.qscheme) ? QScheme::kPerChannelSymmetric : QScheme::kPerChannelAffine;
+    return;
+  }
+  std::vector<size_t> partial;
+  for (size_t d = 0; d < block.size(); ++d)
+    if (shape[d] < 0 || block[d] != shape[d]) partial.push_back(d);
+  if (partial.empty()) return;  // per-tensor
+  const bool sym = isSymmetric(s.qscheme);
+  s.qscheme = sym ? QScheme::kPerChannelSymmetric : QScheme::kPerChannelAffine;
+  std::optional<size_t> axis;
+  for (size_t d : partial)
+    if (block[d] == 1) {
+      axis = d;
+      break;
+    }
+  s.chAxis = static_cast<int32_t>(axis.value_or(0));
+  if (partial.size() == 1 && axis) return;  // per-channel
+  s.blockSize = block;
+}
+
+// The spec a Q/DQ node's arguments describe (layouts above). Scales given as tensors (not
+// literals) stay unknown; torchao's optional quant_min/quant_max default to the dtype's range.
+std::optional<QuantSpec> specOf(const Graph& g, const Node& n, QdqLayout layout, std::string& why) {
+  const Positions at = positionsOf(layout);
   QuantSpec s;
-  const Argument* dt = argAt(n, base + 2, "dtype");
+  const Argument* dt = argAt(n, at.dtype, layout == QdqLayout::kAffine ? "output_dtype" : "dtype");
+  if (layout == QdqLayout::kAffine && !dt) dt = argAt(n, at.dtype, "input_dtype");
   std::optional<ScalarType> t = dt && dt->kind == Argument::Kind::kString ? parseScalarType(dt->s) : std::nullopt;
   if (!t) {
     why = "the dtype argument is missing or not a dtype name";
     return std::nullopt;
   }
   s.dtype = *t;
-  auto qmin = number(argAt(n, base, "quant_min"));
-  auto qmax = number(argAt(n, base + 1, "quant_max"));
-  if (!qmin || !qmax || *qmin >= *qmax) {
+  auto qmin = number(argAt(n, at.quantMin, "quant_min"));
+  auto qmax = number(argAt(n, at.quantMax, "quant_max"));
+  if (layout == QdqLayout::kAffine && !qmin && !qmax) {
+    s.quantMin = fullQuantRange(s.dtype).min;
+    s.quantMax = fullQuantRange(s.dtype).max;
+  } else if (!qmin || !qmax || *qmin >= *qmax) {
     why = "quant_min/quant_max are missing or empty";
     return std::nullopt;
+  } else {
+    s.quantMin = static_cast<int64_t>(*qmin);
+    s.quantMax = static_cast<int64_t>(*qmax);
   }
-  s.quantMin = static_cast<int64_t>(*qmin);
-  s.quantMax = static_cast<int64_t>(*qmax);
-  const Argument* scale = argAt(n, 1, perChannel ? "scales" : "scale");
-  const Argument* zp = argAt(n, 2, perChannel ? "zero_points" : "zero_point");
+  const Argument* scale = argAt(n, at.scale, at.scaleKw);
+  const Argument* zp = argAt(n, at.zeroPoint, at.zeroPointKw);
   auto collect = [](const Argument* a, auto& out, auto conv) {
     if (!a) return;
     if (a->kind == Argument::Kind::kList) {
@@ -84,12 +151,39 @@ std::optional<QuantSpec> specOf(const Node& n, bool perChannel, std::string& why
   const int64_t symZp = -symmetricOffset(portTypeOf(s).datatype);
   bool sym = !s.zeroPoints.empty();
   for (int64_t z : s.zeroPoints) sym = sym && z == symZp;
-  if (perChannel) {
-    auto axis = number(argAt(n, 3, "axis"));
-    s.chAxis = axis ? static_cast<int32_t>(*axis) : 0;
-    s.qscheme = sym || s.zeroPoints.empty() ? QScheme::kPerChannelSymmetric : QScheme::kPerChannelAffine;
-  } else {
-    s.qscheme = sym ? QScheme::kPerTensorSymmetric : QScheme::kPerTensorAffine;
+  switch (layout) {
+    case QdqLayout::kPerChannel: {
+      auto axis = number(argAt(n, 3, "axis"));
+      s.chAxis = axis ? static_cast<int32_t>(*axis) : 0;
+      s.qscheme = sym || s.zeroPoints.empty() ? QScheme::kPerChannelSymmetric : QScheme::kPerChannelAffine;
+      break;
+    }
+    case QdqLayout::kPerGroup: {
+      // Groups along the last axis of a 2-D weight, one scale per (row, group).
+      auto group = number(argAt(n, 6, "group_size"));
+      s.chAxis = 0;
+      s.qscheme = sym || s.zeroPoints.empty() ? QScheme::kPerChannelSymmetric : QScheme::kPerChannelAffine;
+      if (group) s.blockSize = {1, static_cast<int64_t>(*group)};
+      break;
+    }
+    case QdqLayout::kAffine: {
+      s.qscheme = sym ? QScheme::kPerTensorSymmetric : QScheme::kPerTensorAffine;
+      const Argument* block = argAt(n, 1, "block_size");
+      std::vector<int64_t> blockSize;
+      if (block && block->kind == Argument::Kind::kList)
+        for (const Argument& e : block->list)
+          if (e.kind == Argument::Kind::kInt) blockSize.push_back(e.i);
+      std::vector<int64_t> shape;
+      if (!n.args.empty() && n.args[0].kind == Argument::Kind::kTensor) {
+        const Node& in = g.node(n.args[0].tensor.node);
+        if (n.args[0].tensor.output < in.outputs.size()) shape = in.outputs[n.args[0].tensor.output].shape;
+      }
+      applyBlockSize(s, blockSize, shape);
+      break;
+    }
+    case QdqLayout::kPerTensor:
+      s.qscheme = sym ? QScheme::kPerTensorSymmetric : QScheme::kPerTensorAffine;
+      break;
   }
   return s;
 }
@@ -144,7 +238,7 @@ QdqFoldResult foldQdq(const Graph& in) {
     if (kind[i].kind != QdqKind::kNone) {
       (kind[i].kind == QdqKind::kQuantize ? r.quantizeNodes : r.dequantizeNodes)++;
       std::string why;
-      spec[i] = specOf(n, kind[i].perChannel, why);
+      spec[i] = specOf(in, n, kind[i].layout, why);
       if (!spec[i]) mismatch(n, "cannot read the quantization arguments: " + why + ".");
       if (n.args.empty() || n.args[0].kind != Argument::Kind::kTensor) {
         mismatch(n, "the node has no input tensor.");

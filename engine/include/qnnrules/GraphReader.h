@@ -30,6 +30,7 @@ struct GraphReadResult {
   bool ok() const { return status.isOk(); }
 };
 
+// A file that starts with the zip magic is read as a torch.export archive (io/Pt2Reader.h).
 GraphReadResult readGraphFile(const std::filesystem::path& path, const GraphReadOptions& options = {});
 GraphReadResult readGraphText(std::string_view text, const std::string& displayName,
                               const GraphReadOptions& options = {});

@@ -2,6 +2,12 @@
 // folds them away: each compute node's input edges take the encoding of the dequantize node
 // in front of them, and its outputs the encoding of the quantize node after them, so the
 // same rules validate the real scales and zero points.
+//
+// Folded targets: quantized_decomposed quantize_/dequantize_ per_tensor (with their .tensor
+// forms), per_channel and per_channel_group (block-wise along the last axis), and torchao's
+// quantize_affine/dequantize_affine, whose block_size becomes per-tensor, per-channel or
+// block-wise against the input's shape. Scales and zero points must be literal arguments (the
+// .pt2 reader writes lifted scale tensors as literals); tensor-valued ones stay unknown.
 #pragma once
 
 #include <cstddef>

@@ -1,0 +1,115 @@
+#include "Pt2Tensor.h"
+
+#include <bit>
+#include <cstring>
+
+namespace qnnrules::pt2 {
+namespace {
+
+// IEEE half -> float (bit manipulation; no half type in C++20).
+float halfToFloat(uint16_t h) {
+  const uint32_t sign = (h & 0x8000u) << 16;
+  uint32_t exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
+  uint32_t bits;
+  if (exp == 0) {
+    if (mant == 0) {
+      bits = sign;
+    } else {  // subnormal: normalize
+      exp = 127 - 15 + 1;
+      while (!(mant & 0x400u)) {
+        mant <<= 1;
+        --exp;
+      }
+      bits = sign | (exp << 23) | ((mant & 0x3ffu) << 13);
+    }
+  } else if (exp == 31) {
+    bits = sign | 0x7f800000u | (mant << 13);
+  } else {
+    bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
+  }
+  return std::bit_cast<float>(bits);
+}
+
+template <typename T>
+T load(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+
+}  // namespace
+
+std::optional<Payload> findPayload(const Json& config, const std::string& fqn) {
+  std::optional<Json> entry = config.at("config").find(fqn);
+  if (!entry) return std::nullopt;
+  Payload p;
+  p.file = std::string(entry->at("path_name").string());
+  p.pickled = entry->at("use_pickle").boolean();
+  std::optional<Json> meta = entry->find("tensor_meta");
+  if (!meta || meta->isNull()) return p.pickled ? std::optional<Payload>(p) : std::nullopt;
+  p.dtype = meta->at("dtype").integer();
+  auto ints = [](const Json& list, std::vector<int64_t>& out) {
+    for (size_t i = 0; i < list.size(); ++i) {
+      std::optional<Json> v = list[i].find("as_int");
+      if (!v) return false;  // symbolic
+      out.push_back(v->integer());
+    }
+    return true;
+  };
+  if (!ints(meta->at("sizes"), p.sizes) || !ints(meta->at("strides"), p.strides)) return std::nullopt;
+  if (p.sizes.size() != p.strides.size()) return std::nullopt;
+  std::optional<Json> offset = meta->at("storage_offset").find("as_int");
+  if (!offset) return std::nullopt;
+  p.storageOffset = offset->integer();
+  return p;
+}
+
+std::optional<std::vector<double>> decode(const Payload& p, const std::string& storage, bool littleEndian) {
+  if (littleEndian != (std::endian::native == std::endian::little)) return std::nullopt;
+  size_t width = 0;
+  switch (p.dtype) {
+    case 1: case 2: width = 1; break;            // uint8, int8
+    case 3: case 6: case 13: case 28: width = 2; break;  // int16, half, bfloat16, uint16
+    case 4: case 7: case 34: width = 4; break;   // int32, float, uint32
+    case 5: case 8: width = 8; break;            // int64, double
+    default: return std::nullopt;
+  }
+  uint64_t numel = 1;
+  for (int64_t s : p.sizes) {
+    if (s < 0 || (s > 0 && numel > kMaxPayloadBytes / static_cast<uint64_t>(s))) return std::nullopt;
+    numel *= static_cast<uint64_t>(s);
+  }
+  std::vector<double> out;
+  out.reserve(numel);
+  std::vector<int64_t> index(p.sizes.size(), 0);
+  for (uint64_t n = 0; n < numel; ++n) {
+    int64_t element = p.storageOffset;
+    for (size_t d = 0; d < index.size(); ++d) element += index[d] * p.strides[d];
+    if (element < 0 || static_cast<uint64_t>(element + 1) * width > storage.size()) return std::nullopt;
+    const char* at = storage.data() + static_cast<size_t>(element) * width;
+    double v = 0;
+    switch (p.dtype) {
+      case 1: v = load<uint8_t>(at); break;
+      case 2: v = load<int8_t>(at); break;
+      case 3: v = load<int16_t>(at); break;
+      case 28: v = load<uint16_t>(at); break;
+      case 6: v = halfToFloat(load<uint16_t>(at)); break;
+      case 13: v = std::bit_cast<float>(static_cast<uint32_t>(load<uint16_t>(at)) << 16); break;
+      case 4: v = load<int32_t>(at); break;
+      case 34: v = load<uint32_t>(at); break;
+      case 7: v = load<float>(at); break;
+      case 5: v = static_cast<double>(load<int64_t>(at)); break;
+      case 8: v = load<double>(at); break;
+      default: return std::nullopt;
+    }
+    out.push_back(v);
+    // Next index, row-major.
+    for (size_t d = index.size(); d-- > 0;) {
+      if (++index[d] < p.sizes[d]) break;
+      index[d] = 0;
+    }
+  }
+  return out;
+}
+
+}  // namespace qnnrules::pt2
