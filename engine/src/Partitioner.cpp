@@ -197,7 +197,9 @@ void Partitioner::classify() {
     const Node& node = g_.node(i);
     NodeDelegation& nd = r_.nodes[i];
     if (node.kind == NodeKind::kInput || node.kind == NodeKind::kOutput) continue;
-    if (node.kind != NodeKind::kCall) {
+    const PruneKind pruned = options_.pruned ? options_.pruned->of(i) : PruneKind::kKept;
+    if (pruned == PruneKind::kDead) continue;  // no placement, no partition
+    if (node.kind != NodeKind::kCall || pruned == PruneKind::kConstant) {
       nd.role = NodeRole::kFollower;
       pending_[i] = 1;
       continue;
@@ -341,6 +343,10 @@ void Partitioner::checkFullDelegation() {
 DelegationReport Partitioner::run() {
   r_.backend = rules_.backend();
   r_.strict = options_.strict;
+  if (options_.pruned) {
+    r_.deadNodes = options_.pruned->dead;
+    r_.constantNodes = options_.pruned->constant;
+  }
   policy_ = options_.policy ? options_.policy : &delegationPolicyFor(rules_.backend());
   for (PolicyPlacement& c : policy_->cpuConversions(g_, users_))
     r_.cpuConversions.emplace_back(c.node, std::move(c.reason));

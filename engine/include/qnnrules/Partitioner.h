@@ -12,6 +12,7 @@
 #include "qnnrules/RuleSet.h"
 #include "qnnrules/Soc.h"
 #include "qnnrules/Validator.h"
+#include "qnnrules/passes/Prune.h"
 
 namespace qnnrules {
 
@@ -23,6 +24,9 @@ struct PartitionOptions {
   std::optional<bool> requireFullDelegation;
   // Default: the policy registered for the rule set's backend.
   const DelegationPolicy* policy = nullptr;
+  // Dead nodes are left out (placement none, in no partition); constant nodes follow their
+  // users like parameters. Null: every node counts.
+  const PruneResult* pruned = nullptr;
 };
 
 // `validation` must be validateGraph's result for this graph and rule set before applyMode,
