@@ -138,6 +138,7 @@ class Annotator {
   QuantSpec sharedEdge(uint32_t producer, uint32_t consumer) const;
   std::optional<QuantSpec> fixedOutput(const Rule& rule, const CompiledSelection& cs);
   const CompiledSelection& narrowFor(const Rule& rule, const CompiledSelection& cs);
+  QuantSpec narrowWeight(const Rule& rule, const CompiledSelection& cs, QuantSpec w);
   QuantSpec weightSpec(const Node& n, const Rule& rule, const CompiledSelection& cs, const Override* ov,
                        size_t warg, bool& perChannel);
   std::string explainSpec(const Node& n, const QuantSpec& spec) const;
@@ -307,6 +308,43 @@ const CompiledSelection& Annotator::narrowFor(const Rule& rule, const CompiledSe
   return *it->second;
 }
 
+// A weight width the config asks for but no variant of the rule takes with these activations
+// (16-bit or 2-bit weights on conv3d, int8 weights under fp16 activations) is narrowed to one
+// the rule takes: 4 or 8 bits (the nearer first), else float like the activations. A variant
+// that takes the width behind an arch gate keeps it, so the gate is what gets reported.
+QuantSpec Annotator::narrowWeight(const Rule& rule, const CompiledSelection& cs, QuantSpec w) {
+  const RuleFacts& f = facts(rule);
+  int in = -1;
+  for (int p = 0; p < static_cast<int>(rule.ports.size()) && in < 0; ++p)
+    if (rule.ports[p].isInput && rule.ports[p].index == 0) in = p;
+  if (f.weightPort < 0 || in < 0) return w;
+  auto takes = [&](const QuantSpec& q) {
+    const PortType t = portTypeOf(q);
+    for (const Variant& v : rule.variants) {
+      const PortConstraint& c = v.ports[f.weightPort];
+      if (!v.ports[in].datatypes.contains(cs.actType.datatype) || !c.datatypes.contains(t.datatype)) continue;
+      if (t.quantized && c.bitwidths && !((c.bitwidths >> t.bitwidth) & 1)) continue;
+      if (t.encoding && !c.encodings.empty() && !c.encodings.contains(*t.encoding)) continue;
+      return true;
+    }
+    return false;
+  };
+  if (takes(w)) return w;
+  QuantSpec q8 = w;
+  q8.dtype = ScalarType::kInt8;
+  q8.quantMin = -127;
+  q8.quantMax = 127;
+  q8.blockSize.clear();
+  QuantSpec q4 = q8;
+  q4.quantMin = -7;
+  q4.quantMax = 7;
+  const bool narrow = portTypeOf(w).bitwidth < 8;
+  for (const QuantSpec* q : {narrow ? &q4 : &q8, narrow ? &q8 : &q4})
+    if (takes(*q)) return *q;
+  if (cs.actType.quantized) return w;
+  return takes(cs.act) ? cs.act : w;
+}
+
 QuantSpec Annotator::weightSpec(const Node& n, const Rule& rule, const CompiledSelection& cs, const Override* ov,
                                 size_t warg, bool& perChannel) {
   QuantSpec w = cs.weightPerTensor;
@@ -474,7 +512,7 @@ void Annotator::annotate(uint32_t idx, const Rule& rule, const Choice& ch) {
       if (firstFloat(0)) setIn(n, 0, -1, cs.act, "activation role");
       bool perChannel = false;
       if (firstFloat(warg)) {
-        QuantSpec w = weightSpec(n, rule, cs, ch.winner, warg, perChannel);
+        QuantSpec w = narrowWeight(rule, cs, weightSpec(n, rule, cs, ch.winner, warg, perChannel));
         setIn(n, warg, -1, std::move(w), "weight role");
       }
       if (firstFloat(barg)) {
