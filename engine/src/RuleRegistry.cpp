@@ -77,15 +77,15 @@ bool isUnder(const fs::path& file, const fs::path& dir) {
 fs::path findBuiltinRulesDir() {
   if (const char* env = std::getenv("QNNRULES_BUILTIN_RULES"); env && *env) return env;
   const fs::path self = runningObject();
-  // A binary of the build tree reads the source tree it was built from, so edits to rules/
-  // take effect without installing, and an installed copy never shadows them.
-  if (!self.empty() && isUnder(self, QNNRULES_BUILD_DIR) && isDir(QNNRULES_SOURCE_RULES_DIR))
-    return QNNRULES_SOURCE_RULES_DIR;
   // Installed: <prefix>/bin/tool -> <prefix>/share/qnnrules/rules (the tree may have moved).
   if (!self.empty()) {
     fs::path candidate = self.parent_path().parent_path() / "share" / "qnnrules" / "rules";
     if (isDir(candidate)) return candidate;
   }
+  // A binary of the build tree reads the source tree it was built from, so edits to rules/
+  // take effect without installing, and an installed copy never shadows them.
+  if (!self.empty() && isUnder(self, QNNRULES_BUILD_DIR) && isDir(QNNRULES_SOURCE_RULES_DIR))
+    return QNNRULES_SOURCE_RULES_DIR;
   if (isDir(QNNRULES_INSTALL_RULES_DIR)) return QNNRULES_INSTALL_RULES_DIR;
   if (isDir(QNNRULES_SOURCE_RULES_DIR)) return QNNRULES_SOURCE_RULES_DIR;
   return {};
