@@ -131,13 +131,15 @@ std::string GraphAnalysis::delegationJson() const { return formatDelegationJson(
 GraphAnalysis Engine::analyze(const Graph& graph) const {
   RulesView v = viewForRules(graph);
   const Graph& g = *v.graph;
-  const PruneResult pruned = pruneGraph(g, UserIndex(g));
+  const UserIndex users(g);
+  const PruneResult pruned = pruneGraph(g, users);
   GraphAnalysis a;
   a.validation = check(g, *rules_, soc_, options_.validate, pruned);
   PartitionOptions po;
   po.strict = options_.mode == Mode::kStrict;
   po.requireFullDelegation = options_.requireFullDelegation;
   po.pruned = &pruned;
+  po.users = &users;
   a.delegation = partitionGraph(g, *rules_, soc_, a.validation, po);
   prependFoldDiagnostics(v, a.validation);
   applyMode(a.validation, options_.mode);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 #include "qnnrules/UserIndex.h"
 
@@ -129,7 +130,8 @@ class Partitioner {
  public:
   Partitioner(const Graph& g, const RuleSet& rules, const SocInfo& soc, const ValidationResult& validation,
               const PartitionOptions& options)
-      : g_(g), rules_(rules), soc_(soc), validation_(validation), options_(options), users_(g) {}
+      : g_(g), rules_(rules), soc_(soc), validation_(validation), options_(options),
+        users_(options.users ? *options.users : ownUsers_.emplace(g)) {}
 
   DelegationReport run();
 
@@ -147,7 +149,8 @@ class Partitioner {
   const ValidationResult& validation_;
   const PartitionOptions& options_;
   const DelegationPolicy* policy_ = nullptr;
-  UserIndex users_;
+  std::optional<UserIndex> ownUsers_;  // built here unless the caller passes one
+  const UserIndex& users_;
   DelegationReport r_;
   std::vector<const Rule*> ruleOf_;     // per node (call nodes only)
   std::vector<int32_t> firstError_;     // per node: index of its first error diagnostic, -1 none

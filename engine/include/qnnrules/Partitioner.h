@@ -11,6 +11,7 @@
 #include "qnnrules/Graph.h"
 #include "qnnrules/RuleSet.h"
 #include "qnnrules/Soc.h"
+#include "qnnrules/UserIndex.h"
 #include "qnnrules/Validator.h"
 #include "qnnrules/passes/Prune.h"
 
@@ -27,6 +28,8 @@ struct PartitionOptions {
   // Dead nodes are left out (placement none, in no partition); constant nodes follow their
   // users like parameters. Null: every node counts.
   const PruneResult* pruned = nullptr;
+  // The graph's user index when the caller has one (the engine builds it once for pruning).
+  const UserIndex* users = nullptr;
 };
 
 // `validation` must be validateGraph's result for this graph and rule set before applyMode,
