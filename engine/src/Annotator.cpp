@@ -105,6 +105,9 @@ struct RuleFacts {
   int firstOutputPort = -1;
   std::optional<int> ruleAxis;  // per-channel axis the rule fixes on the weight port
   bool weightPerChannelAllowed = false;  // some variant takes AXIS_SCALE_OFFSET on the weight port
+  // custom pattern: (port, input port it shares) for every `shared_with` some variant declares
+  // towards a non-variadic input, so scatters annotate what their rule checks.
+  std::vector<std::pair<int, int>> sharedPorts;
 };
 
 class Annotator {
@@ -134,6 +137,8 @@ class Annotator {
   QuantSpec sharedNode(uint32_t node, uint32_t output) const;
   QuantSpec sharedEdge(uint32_t producer, uint32_t consumer) const;
   std::optional<QuantSpec> fixedOutput(const Rule& rule, const CompiledSelection& cs);
+  const CompiledSelection& narrowFor(const Rule& rule, const CompiledSelection& cs);
+  QuantSpec narrowWeight(const Rule& rule, const CompiledSelection& cs, QuantSpec w);
   QuantSpec weightSpec(const Node& n, const Rule& rule, const CompiledSelection& cs, const Override* ov,
                        size_t warg, bool& perChannel);
   std::string explainSpec(const Node& n, const QuantSpec& spec) const;
@@ -151,6 +156,8 @@ class Annotator {
   std::vector<const Rule*> ruleOfTarget_;
   std::unordered_map<const Rule*, RuleFacts> facts_;
   std::map<std::pair<const Rule*, QnnDatatype>, std::optional<QuantSpec>> fixed_;
+  std::map<std::pair<const Rule*, const CompiledSelection*>, const CompiledSelection*> narrowed_;
+  std::vector<std::unique_ptr<CompiledSelection>> narrowedSelections_;
   // Overrides: target overrides by target id (once per distinct target), module regex
   // results memoized per distinct module path, node-name regexes run per node.
   std::vector<std::vector<uint32_t>> targetOverrides_;
@@ -190,6 +197,13 @@ const RuleFacts& Annotator::facts(const Rule& rule) {
     if (!d.isInput && f.firstOutputPort < 0) f.firstOutputPort = p;
     if (d.isInput && d.name == "weight") f.weightPort = p;
   }
+  for (const Variant& v : rule.variants)
+    for (int p = 0; p < static_cast<int>(v.ports.size()); ++p) {
+      const int q = v.ports[p].sharedWith;
+      if (q < 0 || !rule.ports[q].isInput || rule.ports[q].variadic) continue;
+      if (std::none_of(f.sharedPorts.begin(), f.sharedPorts.end(), [&](const auto& e) { return e.first == p; }))
+        f.sharedPorts.emplace_back(p, q);
+    }
   if (f.weightPort >= 0)
     for (const Variant& v : rule.variants) {
       if (v.ports[f.weightPort].axis && !f.ruleAxis) f.ruleAxis = v.ports[f.weightPort].axis;
@@ -263,6 +277,72 @@ std::optional<QuantSpec> Annotator::fixedOutput(const Rule& rule, const Compiled
   }
   fixed_[key] = spec;
   return spec;
+}
+
+// A rule that takes the config's activation type on no port at all, but takes 8 bits (the
+// comparisons: 8-bit inputs, a bool output; asin), gets 8-bit activations instead, so the annotator
+// never writes what the rule rejects; the lowering requantizes on the edge, as QNN would have
+// to anyway. Decided once per (rule, selection).
+const CompiledSelection& Annotator::narrowFor(const Rule& rule, const CompiledSelection& cs) {
+  if (cs.actType.quantized && cs.actType.bitwidth <= 8) return cs;
+  auto [it, fresh] = narrowed_.try_emplace({&rule, &cs}, &cs);
+  if (!fresh) return *it->second;
+  // Float activations (fp16a8w) narrow to unsigned 8 bits, like the 8-bit configs.
+  const bool isSigned = cs.actType.quantized && isSignedFixedPoint(cs.actType.datatype);
+  const QnnDatatype eight = isSigned ? QnnDatatype::kSFixed8 : QnnDatatype::kUFixed8;
+  bool takesWidth = false, takesEight = false;
+  for (const Variant& v : rule.variants)
+    for (const PortConstraint& c : v.ports) {
+      takesWidth = takesWidth || c.datatypes.contains(cs.actType.datatype);
+      takesEight = takesEight || c.datatypes.contains(eight);
+    }
+  if (takesWidth || !takesEight) return cs;
+  auto n = std::make_unique<CompiledSelection>(cs);
+  if (!cs.actType.quantized) n->act.qscheme = QScheme::kPerTensorAffine;
+  n->act.dtype = isSigned ? ScalarType::kInt8 : ScalarType::kUInt8;
+  n->act.quantMin = isSigned ? -128 : 0;
+  n->act.quantMax = isSigned ? 127 : 255;
+  n->actType = portTypeOf(n->act);
+  it->second = n.get();
+  narrowedSelections_.push_back(std::move(n));
+  return *it->second;
+}
+
+// A weight width the config asks for but no variant of the rule takes with these activations
+// (16-bit or 2-bit weights on conv3d, int8 weights under fp16 activations) is narrowed to one
+// the rule takes: 4 or 8 bits (the nearer first), else float like the activations. A variant
+// that takes the width behind an arch gate keeps it, so the gate is what gets reported.
+QuantSpec Annotator::narrowWeight(const Rule& rule, const CompiledSelection& cs, QuantSpec w) {
+  const RuleFacts& f = facts(rule);
+  int in = -1;
+  for (int p = 0; p < static_cast<int>(rule.ports.size()) && in < 0; ++p)
+    if (rule.ports[p].isInput && rule.ports[p].index == 0) in = p;
+  if (f.weightPort < 0 || in < 0) return w;
+  auto takes = [&](const QuantSpec& q) {
+    const PortType t = portTypeOf(q);
+    for (const Variant& v : rule.variants) {
+      const PortConstraint& c = v.ports[f.weightPort];
+      if (!v.ports[in].datatypes.contains(cs.actType.datatype) || !c.datatypes.contains(t.datatype)) continue;
+      if (t.quantized && c.bitwidths && !((c.bitwidths >> t.bitwidth) & 1)) continue;
+      if (t.encoding && !c.encodings.empty() && !c.encodings.contains(*t.encoding)) continue;
+      return true;
+    }
+    return false;
+  };
+  if (takes(w)) return w;
+  QuantSpec q8 = w;
+  q8.dtype = ScalarType::kInt8;
+  q8.quantMin = -127;
+  q8.quantMax = 127;
+  q8.blockSize.clear();
+  QuantSpec q4 = q8;
+  q4.quantMin = -7;
+  q4.quantMax = 7;
+  const bool narrow = portTypeOf(w).bitwidth < 8;
+  for (const QuantSpec* q : {narrow ? &q4 : &q8, narrow ? &q8 : &q4})
+    if (takes(*q)) return *q;
+  if (cs.actType.quantized) return w;
+  return takes(cs.act) ? cs.act : w;
 }
 
 QuantSpec Annotator::weightSpec(const Node& n, const Rule& rule, const CompiledSelection& cs, const Override* ov,
@@ -380,7 +460,7 @@ Annotator::Choice Annotator::choose(const Node& n) {
 
 void Annotator::annotate(uint32_t idx, const Rule& rule, const Choice& ch) {
   Node& n = g_.mutableNodes()[idx];
-  const CompiledSelection& cs = *ch.cs;
+  const CompiledSelection& cs = narrowFor(rule, *ch.cs);
   const RuleFacts& f = facts(rule);
   auto firstFloat = [&](size_t i) { return i < n.args.size() && isFloatArg(n.args[i]); };
   auto actOut = [&] {
@@ -413,6 +493,18 @@ void Annotator::annotate(uint32_t idx, const Rule& rule, const Choice& ch) {
             if (isFloatArg(n.args[i].list[j])) setIn(n, i, static_cast<int>(j), cs.act, "activation role (every float input)");
       }
       actOut();
+      // Ports the rule declares math-invariant share the input they name instead of taking an
+      // independent activation spec (slice_scatter's src and output share its input).
+      for (const auto& [p, q] : f.sharedPorts) {
+        const size_t qa = static_cast<size_t>(rule.ports[q].index);
+        if (!firstFloat(qa)) continue;
+        const PortDecl& d = rule.ports[p];
+        const size_t at = static_cast<size_t>(d.index);
+        if (d.isInput && firstFloat(at))
+          setIn(n, at, -1, sharedEdge(n.args[qa].tensor.node, idx), "math-invariant: the rule shares it with an input");
+        else if (!d.isInput && isFloatOut(n, at))
+          setOut(n, at, sharedEdge(n.args[qa].tensor.node, idx), "math-invariant: the rule shares it with an input");
+      }
       break;
     case AnnotationPattern::kConv: {
       const size_t warg = static_cast<size_t>(convWeightArg(rule));
@@ -420,7 +512,7 @@ void Annotator::annotate(uint32_t idx, const Rule& rule, const Choice& ch) {
       if (firstFloat(0)) setIn(n, 0, -1, cs.act, "activation role");
       bool perChannel = false;
       if (firstFloat(warg)) {
-        QuantSpec w = weightSpec(n, rule, cs, ch.winner, warg, perChannel);
+        QuantSpec w = narrowWeight(rule, cs, weightSpec(n, rule, cs, ch.winner, warg, perChannel));
         setIn(n, warg, -1, std::move(w), "weight role");
       }
       if (firstFloat(barg)) {

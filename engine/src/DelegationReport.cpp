@@ -38,8 +38,27 @@ std::string delegationSummaryLine(const DelegationReport& r) {
   return s;
 }
 
+namespace {
+
+// "a, b, c, ... (12 more)": the first few names of a long list.
+std::string nameList(const Graph& graph, const std::vector<uint32_t>& nodes) {
+  constexpr size_t kShown = 8;
+  std::string s;
+  for (size_t i = 0; i < nodes.size() && i < kShown; ++i) s += (i ? ", " : "") + graph.node(nodes[i]).name;
+  if (nodes.size() > kShown) s += fmt::format(", ... ({} more)", nodes.size() - kShown);
+  return s;
+}
+
+}  // namespace
+
 std::string formatDelegationText(const Graph& graph, const DelegationReport& r) {
   std::string s = delegationSummaryLine(r) + "\n";
+  if (!r.deadNodes.empty())
+    s += fmt::format("  pruned {} dead node(s) (no graph output uses them): {}\n", r.deadNodes.size(),
+                     nameList(graph, r.deadNodes));
+  if (!r.constantNodes.empty())
+    s += fmt::format("  folded {} constant node(s) (no graph input reaches them; static tensors): {}\n",
+                     r.constantNodes.size(), nameList(graph, r.constantNodes));
   if (!r.partitions.empty()) {
     s += fmt::format("  {:<10} {:>8} {:>6}  {}\n", "partition", "compute", "nodes", "first .. last");
     for (size_t i = 0; i < r.partitions.size(); ++i) {
@@ -97,6 +116,11 @@ std::string formatDelegationJson(const Graph& graph, const DelegationReport& r) 
     conversions.push_back({{"node", graph.node(node).name}, {"message", what}});
   json offenders = json::array();
   for (uint32_t n : r.fullDelegationOffenders) offenders.push_back(graph.node(n).name);
+  auto names = [&](const std::vector<uint32_t>& nodes) {
+    json a = json::array();
+    for (uint32_t n : nodes) a.push_back(graph.node(n).name);
+    return a;
+  };
   json j = {
       {"backend", r.backend},
       {"strict", r.strict},
@@ -108,6 +132,8 @@ std::string formatDelegationJson(const Graph& graph, const DelegationReport& r) 
       {"partitions", std::move(partitions)},
       {"fallbacks", std::move(fallbacks)},
       {"cpu_conversions", std::move(conversions)},
+      {"dead_nodes", names(r.deadNodes)},
+      {"constant_nodes", names(r.constantNodes)},
       {"full_delegation",
        {{"required", r.fullDelegationRequired}, {"ok", r.ok()}, {"problems", r.fullDelegationProblems},
         {"offenders", std::move(offenders)}}},

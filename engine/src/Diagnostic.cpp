@@ -30,6 +30,10 @@ std::string_view diagCodeName(DiagCode c) {
     case DiagCode::kSharedUnresolved: return "shared-unresolved";
     case DiagCode::kMissingPort: return "missing-port";
     case DiagCode::kUnverifiable: return "unverifiable";
+    case DiagCode::kScaleNotFinite: return "scale-not-finite";
+    case DiagCode::kScaleOutOfRange: return "scale-out-of-range";
+    case DiagCode::kZeroPointOutOfRange: return "zero-point-out-of-range";
+    case DiagCode::kBiasScale: return "bias-scale";
     case DiagCode::kYamlSyntax: return "yaml-syntax";
     case DiagCode::kUnknownKey: return "unknown-key";
     case DiagCode::kDuplicateKey: return "duplicate-key";

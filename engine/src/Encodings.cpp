@@ -254,6 +254,27 @@ void Encoder::run() {
     if (const QuantSpec* bs = specAt(b); bs && !isFloatType(bs->dtype) && !bs->scales.size())
       biases.push_back({bs, specAt(0), specAt(w)});
   }
+  // Ports whose rule fixes the scale (sigmoid's 8-bit output: 1/256): the lowering uses the
+  // rule's value, so an observed range is never written for them.
+  std::unordered_map<const QuantSpec*, std::pair<const Rule*, const PortConstraint*>> fixedByRule;
+  for (uint32_t i = 0; i < g_.nodes().size(); ++i) {
+    const Node& n = g_.node(i);
+    const Rule* rule = n.targetId == Node::kNoTarget ? nullptr : ruleOf[n.targetId];
+    if (!rule || rule->kind != RuleKind::kOp) continue;
+    for (size_t p = 0; p < rule->ports.size(); ++p) {
+      const PortDecl& decl = rule->ports[p];
+      const QuantSpec* spec = nullptr;
+      if (!decl.isInput && static_cast<size_t>(decl.index) < n.outputs.size() && n.outputs[decl.index].qspec)
+        spec = resolve(&*n.outputs[decl.index].qspec);
+      else if (decl.isInput && !decl.variadic && static_cast<size_t>(decl.index) < n.args.size() &&
+               n.args[decl.index].kind == Argument::Kind::kTensor)
+        spec = resolve(edgeSpec(n.args[decl.index].tensor.node, i));
+      if (!spec || isFloatType(spec->dtype) || !spec->scales.empty()) continue;
+      const QnnDatatype dt = portTypeOf(*spec).datatype;
+      for (const Variant& v : rule->variants)
+        if (v.ports[p].scale && v.ports[p].datatypes.contains(dt)) fixedByRule.try_emplace(spec, rule, &v.ports[p]);
+    }
+  }
   auto compute = [&](const QuantSpec* root) -> Group& {
     Group& gr = groups[root];
     if (gr.done) return gr;
@@ -268,6 +289,14 @@ void Encoder::run() {
         gr.enc.offsets.push_back(-(root->zeroPoints.empty() ? 0 : root->zeroPoints[std::min(i, root->zeroPoints.size() - 1)]));
       if (isPerChannel(root->qscheme)) gr.enc.axis = root->chAxis.value_or(0);
       gr.enc.source = "fixed";
+      ++r_.computed;
+      return gr;
+    }
+    if (auto f = fixedByRule.find(root); f != fixedByRule.end()) {
+      const auto [rule, c] = f->second;
+      gr.enc.scales = {*c->scale};
+      gr.enc.offsets = {c->offset.value_or(0)};
+      gr.enc.source = "fixed by rule " + rule->id;
       ++r_.computed;
       return gr;
     }

@@ -2,36 +2,61 @@
 
 #include "qnnrules/Partitioner.h"
 #include "qnnrules/QdqReader.h"
+#include "qnnrules/UserIndex.h"
+#include "qnnrules/passes/NumericChecks.h"
+#include "qnnrules/passes/Prune.h"
 
 namespace qnnrules {
 namespace {
 
 // The graph the rules see. A QDQ graph (after convert_pt2e) is folded into port encodings
 // first, exactly as qnn-validate does, so embedders get the CLI's results; its fold problems
-// become diagnostics. Other graphs are used as they are, without a copy.
+// become diagnostics. Other graphs are used as they are, without a copy (borrowed).
 struct RulesView {
-  std::optional<QdqFoldResult> folded;
-  const Graph* graph = nullptr;
+  std::shared_ptr<const Graph> graph;
+  DiagnosticList foldDiagnostics;
+  size_t qdqNodes = 0;
 };
 
 RulesView viewForRules(const Graph& graph) {
   RulesView v;
-  v.graph = &graph;
-  if (!isQdqGraph(graph)) return v;
-  v.folded = foldQdq(graph);
-  if (!v.folded->status.isOk() && v.folded->diagnostics.empty()) {
+  if (!isQdqGraph(graph)) {
+    v.graph = std::shared_ptr<const Graph>(std::shared_ptr<const Graph>(), &graph);  // borrowed
+    return v;
+  }
+  QdqFoldResult folded = foldQdq(graph);
+  v.foldDiagnostics = std::move(folded.diagnostics);
+  if (!folded.status.isOk() && v.foldDiagnostics.empty()) {
     Diagnostic d;
     d.code = DiagCode::kQdqMismatch;
-    d.message = "the quantize/dequantize nodes could not be folded: " + v.folded->status.message();
-    v.folded->diagnostics.push_back(std::move(d));
+    d.message = "the quantize/dequantize nodes could not be folded: " + folded.status.message();
+    v.foldDiagnostics.push_back(std::move(d));
   }
-  v.graph = &v.folded->graph;
+  v.qdqNodes = folded.quantizeNodes + folded.dequantizeNodes;
+  v.graph = std::make_shared<const Graph>(std::move(folded.graph));
   return v;
 }
 
 void prependFoldDiagnostics(const RulesView& v, ValidationResult& r) {
-  if (!v.folded || v.folded->diagnostics.empty()) return;
-  r.diagnostics.insert(r.diagnostics.begin(), v.folded->diagnostics.begin(), v.folded->diagnostics.end());
+  r.diagnostics.insert(r.diagnostics.begin(), v.foldDiagnostics.begin(), v.foldDiagnostics.end());
+}
+
+std::vector<uint8_t> skipMask(const PruneResult& pruned) {
+  std::vector<uint8_t> skip(pruned.kind.size());
+  for (size_t i = 0; i < pruned.kind.size(); ++i) skip[i] = pruned.kind[i] != PruneKind::kKept;
+  return skip;
+}
+
+// The rules' checks, then the quantization-parameter checks, on the nodes pruning kept.
+ValidationResult check(const Graph& g, const RuleSet& rules, const SocInfo& soc, ValidateOptions vo,
+                       const PruneResult& pruned) {
+  vo.skipNodes = skipMask(pruned);
+  ValidationResult r = validateGraph(g, rules, soc, vo);
+  NumericCheckOptions no;
+  no.skipNodes = std::move(vo.skipNodes);
+  DiagnosticList numeric = checkQuantParams(g, rules, no);
+  r.diagnostics.insert(r.diagnostics.end(), numeric.begin(), numeric.end());
+  return r;
 }
 
 }  // namespace
@@ -94,22 +119,39 @@ Status Engine::resolveBackendOptions() {
                 std::to_string(loadErrors_.size()) + " bad backend option(s) for " + options_.backend);
 }
 
+std::vector<std::string> Engine::ruleDirs() const {
+  std::vector<std::string> dirs;
+  for (const std::filesystem::path& d : registry_->searchPath()) dirs.push_back(displayPath(d));
+  return dirs;
+}
+
+std::string GraphAnalysis::delegationText() const { return formatDelegationText(*graph, delegation); }
+std::string GraphAnalysis::delegationJson() const { return formatDelegationJson(*graph, delegation); }
+
 GraphAnalysis Engine::analyze(const Graph& graph) const {
-  const RulesView v = viewForRules(graph);
+  RulesView v = viewForRules(graph);
+  const Graph& g = *v.graph;
+  const UserIndex users(g);
+  const PruneResult pruned = pruneGraph(g, users);
   GraphAnalysis a;
-  a.validation = validateGraph(*v.graph, *rules_, soc_, options_.validate);
+  a.validation = check(g, *rules_, soc_, options_.validate, pruned);
   PartitionOptions po;
   po.strict = options_.mode == Mode::kStrict;
   po.requireFullDelegation = options_.requireFullDelegation;
-  a.delegation = partitionGraph(*v.graph, *rules_, soc_, a.validation, po);
+  po.pruned = &pruned;
+  po.users = &users;
+  a.delegation = partitionGraph(g, *rules_, soc_, a.validation, po);
   prependFoldDiagnostics(v, a.validation);
   applyMode(a.validation, options_.mode);
+  a.graph = std::move(v.graph);
+  a.qdqNodesFolded = v.qdqNodes;
   return a;
 }
 
 ValidationResult Engine::validate(const Graph& graph) const {
   const RulesView v = viewForRules(graph);
-  ValidationResult r = validateGraph(*v.graph, *rules_, soc_, options_.validate);
+  const PruneResult pruned = pruneGraph(*v.graph, UserIndex(*v.graph));
+  ValidationResult r = check(*v.graph, *rules_, soc_, options_.validate, pruned);
   prependFoldDiagnostics(v, r);
   applyMode(r, options_.mode);
   return r;

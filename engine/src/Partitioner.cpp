@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 #include "qnnrules/UserIndex.h"
 
@@ -129,7 +130,8 @@ class Partitioner {
  public:
   Partitioner(const Graph& g, const RuleSet& rules, const SocInfo& soc, const ValidationResult& validation,
               const PartitionOptions& options)
-      : g_(g), rules_(rules), soc_(soc), validation_(validation), options_(options), users_(g) {}
+      : g_(g), rules_(rules), soc_(soc), validation_(validation), options_(options),
+        users_(options.users ? *options.users : ownUsers_.emplace(g)) {}
 
   DelegationReport run();
 
@@ -147,7 +149,8 @@ class Partitioner {
   const ValidationResult& validation_;
   const PartitionOptions& options_;
   const DelegationPolicy* policy_ = nullptr;
-  UserIndex users_;
+  std::optional<UserIndex> ownUsers_;  // built here unless the caller passes one
+  const UserIndex& users_;
   DelegationReport r_;
   std::vector<const Rule*> ruleOf_;     // per node (call nodes only)
   std::vector<int32_t> firstError_;     // per node: index of its first error diagnostic, -1 none
@@ -197,7 +200,9 @@ void Partitioner::classify() {
     const Node& node = g_.node(i);
     NodeDelegation& nd = r_.nodes[i];
     if (node.kind == NodeKind::kInput || node.kind == NodeKind::kOutput) continue;
-    if (node.kind != NodeKind::kCall) {
+    const PruneKind pruned = options_.pruned ? options_.pruned->of(i) : PruneKind::kKept;
+    if (pruned == PruneKind::kDead) continue;  // no placement, no partition
+    if (node.kind != NodeKind::kCall || pruned == PruneKind::kConstant) {
       nd.role = NodeRole::kFollower;
       pending_[i] = 1;
       continue;
@@ -341,6 +346,10 @@ void Partitioner::checkFullDelegation() {
 DelegationReport Partitioner::run() {
   r_.backend = rules_.backend();
   r_.strict = options_.strict;
+  if (options_.pruned) {
+    r_.deadNodes = options_.pruned->dead;
+    r_.constantNodes = options_.pruned->constant;
+  }
   policy_ = options_.policy ? options_.policy : &delegationPolicyFor(rules_.backend());
   for (PolicyPlacement& c : policy_->cpuConversions(g_, users_))
     r_.cpuConversions.emplace_back(c.node, std::move(c.reason));

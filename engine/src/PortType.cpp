@@ -13,6 +13,12 @@ int bitsFor(uint64_t levels) {
   return bits;
 }
 
+int roundedBitwidth(int bits) {
+  for (int w : {2, 4, 8, 16, 32})
+    if (bits <= w) return w;
+  return bits;
+}
+
 }  // namespace
 
 QuantRange fullQuantRange(ScalarType t) {
@@ -57,7 +63,10 @@ PortType portTypeOf(const QuantSpec& spec) {
   p.quantized = true;
   bool isSigned = qmin < 0;
   uint64_t levels = qmax >= qmin ? static_cast<uint64_t>(qmax - qmin) + 1 : 1;
-  p.bitwidth = bitsFor(levels);
+  // QNN has bit widths 2, 4 (BW encodings), 8, 16 and 32: a range narrower than one of them
+  // is that width with a restricted range (PyTorch's x86 reduce_range writes uint8 0..127,
+  // symmetric int8 writes -127..127), never a 7- or 3-bit encoding.
+  p.bitwidth = roundedBitwidth(bitsFor(levels));
   int container = p.bitwidth <= 8 ? 8 : p.bitwidth <= 16 ? 16 : 32;
   switch (container) {
     case 8: p.datatype = isSigned ? QnnDatatype::kSFixed8 : QnnDatatype::kUFixed8; break;

@@ -1,5 +1,7 @@
 #include "qnnrules/RuleRegistry.h"
 
+#include <dlfcn.h>
+
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -46,15 +48,44 @@ Diagnostic loadError(DiagCode code, std::string message, SourceMark mark = {}) {
 
 }  // namespace
 
+namespace {
+
+// The file this code runs from: the executable, or the Python extension module that links
+// the engine (dladdr names the object containing kAnchor, not the interpreter).
+const char kAnchor = 0;  // an object of this library, whose address dladdr resolves
+
+fs::path runningObject() {
+  Dl_info info{};
+  if (dladdr(&kAnchor, &info) && info.dli_fname && *info.dli_fname) {
+    std::error_code ec;
+    fs::path p = fs::canonical(info.dli_fname, ec);
+    if (!ec) return p;
+  }
+  return {};
+}
+
+bool isUnder(const fs::path& file, const fs::path& dir) {
+  std::error_code ec;
+  const fs::path d = fs::weakly_canonical(dir, ec);
+  if (ec || d.empty()) return false;
+  auto [mismatch, unused] = std::mismatch(d.begin(), d.end(), file.begin(), file.end());
+  return mismatch == d.end();
+}
+
+}  // namespace
+
 fs::path findBuiltinRulesDir() {
   if (const char* env = std::getenv("QNNRULES_BUILTIN_RULES"); env && *env) return env;
-  // Installed next to the binary: <prefix>/bin/tool -> <prefix>/share/qnnrules/rules.
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    fs::path candidate = exe.parent_path().parent_path() / "share" / "qnnrules" / "rules";
+  const fs::path self = runningObject();
+  // Installed: <prefix>/bin/tool -> <prefix>/share/qnnrules/rules (the tree may have moved).
+  if (!self.empty()) {
+    fs::path candidate = self.parent_path().parent_path() / "share" / "qnnrules" / "rules";
     if (isDir(candidate)) return candidate;
   }
+  // A binary of the build tree reads the source tree it was built from, so edits to rules/
+  // take effect without installing, and an installed copy never shadows them.
+  if (!self.empty() && isUnder(self, QNNRULES_BUILD_DIR) && isDir(QNNRULES_SOURCE_RULES_DIR))
+    return QNNRULES_SOURCE_RULES_DIR;
   if (isDir(QNNRULES_INSTALL_RULES_DIR)) return QNNRULES_INSTALL_RULES_DIR;
   if (isDir(QNNRULES_SOURCE_RULES_DIR)) return QNNRULES_SOURCE_RULES_DIR;
   return {};

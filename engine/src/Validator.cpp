@@ -606,8 +606,10 @@ ValidationResult validateGraph(const Graph& graph, const RuleSet& rules, const S
   for (size_t t = 0; t < graph.targets().size(); ++t) ruleOfTarget[t] = rules.findByTarget(graph.targets()[t]);
 
   NodeValidator nv(graph, soc, options, rules.backend(), result.diagnostics);
-  for (const Node& node : graph.nodes()) {
-    if (node.kind != NodeKind::kCall) continue;
+  const std::vector<uint8_t>& skip = options.skipNodes;
+  for (uint32_t i = 0; i < graph.nodes().size(); ++i) {
+    const Node& node = graph.node(i);
+    if (node.kind != NodeKind::kCall || (i < skip.size() && skip[i])) continue;
     ++result.nodesChecked;
     const Rule* rule = node.targetId == Node::kNoTarget ? nullptr : ruleOfTarget[node.targetId];
     if (!rule) {

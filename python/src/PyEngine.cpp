@@ -103,15 +103,17 @@ struct PyDelegation {
   py::list fallbacks;
 };
 
-PyDelegation delegation(const Engine& e, const Graph& g) {
+PyDelegation delegation(const Engine& e, const Graph& in) {
   GraphAnalysis a;
   {
     py::gil_scoped_release unlocked;
-    a = e.analyze(g);
+    a = e.analyze(in);
   }
+  // Names come from the graph the engine analysed (the folded one for a QDQ graph), not `in`.
+  const Graph& g = *a.graph;
   PyDelegation d;
-  d.text = formatDelegationText(g, a.delegation);
-  d.json = formatDelegationJson(g, a.delegation);
+  d.text = a.delegationText();
+  d.json = a.delegationJson();
   for (const Partition& p : a.delegation.partitions) {
     std::vector<std::string> names;
     for (uint32_t i : p.nodes) names.push_back(g.node(i).name);

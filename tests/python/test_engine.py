@@ -182,3 +182,33 @@ def test_delegation_report_names_cpu_nodes_and_partitions(engine):
     assert (fb["node"], fb["reason"], fb["code"]) == ("extra", "no-rule", "no-rule")
     assert not report.validation.ok
     assert "extra" in str(report) and report.to_dict()["fallbacks"][0]["node"] == "extra"
+
+
+def qdq_sigmoid_graph(out_scale):
+    """x -> q0 -> dq0 -> sig -> q1 -> dq1 -> output: a QDQ graph as convert_pt2e writes it."""
+    q = "quantized_decomposed.quantize_per_tensor.default"
+    dq = "quantized_decomposed.dequantize_per_tensor.default"
+    t = {"dtype": "float32", "shape": [1, 8]}
+    u = {"dtype": "uint8", "shape": [1, 8]}
+
+    def call(name, target, src, scale, zp, out):
+        return {"name": name, "kind": "call", "target": target,
+                "args": [{"ref": src}, scale, zp, 0, 255, "torch.uint8"], "outputs": [out]}
+    return qnnrules.Graph.from_dict({"format": "qnnrules-graph", "version": 1, "name": "qdq", "nodes": [
+        {"name": "x", "kind": "input", "outputs": [t]},
+        call("q0", q, "x", 0.02, 128, u), call("dq0", dq, "q0", 0.02, 128, t),
+        {"name": "sig", "kind": "call", "target": SIGMOID, "args": [{"ref": "dq0"}], "outputs": [t]},
+        call("q1", q, "sig", out_scale, 0, u), call("dq1", dq, "q1", out_scale, 0, t),
+        {"name": "output", "kind": "output", "args": [[{"ref": "dq1"}]]}]})
+
+
+def test_delegation_of_a_qdq_graph_names_the_compute_node(engine):
+    # 1/255 breaks sigmoid's fixed output scale: the fallback is 'sig', not the quantize node
+    # at sig's index in the unfolded graph.
+    report = engine.delegation(qdq_sigmoid_graph(1 / 255))
+    [fb] = report.fallbacks
+    assert (fb["node"], fb["op"], fb["code"]) == ("sig", SIGMOID, "fixed-scale")
+    assert report.to_dict()["fallbacks"][0]["node"] == "sig"
+    assert "q0" not in str(report)
+    ok = engine.delegation(qdq_sigmoid_graph(1 / 256))
+    assert ok.partitions == [["sig"]] and not ok.fallbacks

@@ -95,8 +95,16 @@ def test_model_annotates_and_validates_on_sm8650(request, engine, model_name, co
     nodes = annotated.to_dict()["nodes"]
     convs = [n for n in nodes if n.get("target") == "aten.convolution.default"]
     assert convs and all("qspec" in c["args"][0] and "qspec" in c["args"][1] for c in convs)
-    assert report.nodes_checked == sum(n["kind"] == "call" for n in nodes)
+    # Every call is checked except what pruning sets aside: make_fx's dead batch-norm leftovers
+    # (unused getitems, empty.memory_format reserves, detach) and the fc weight's constant t.
+    d = engine.delegation(annotated).to_dict()
+    target = {n["name"]: n.get("target") for n in nodes}
+    assert {target[n] for n in d["dead_nodes"]} <= {"getitem", "aten.empty.memory_format", "aten.detach.default"}
+    assert all(target[n] != "aten.convolution.default" for n in d["dead_nodes"] + d["constant_nodes"])
+    pruned = len(d["dead_nodes"]) + len(d["constant_nodes"])
+    assert report.nodes_checked == sum(n["kind"] == "call" for n in nodes) - pruned
     assert report.nodes_with_rule == report.nodes_checked
+    assert d["partition_count"] == 1 and d["cpu_compute_nodes"] == 0
 
 
 def test_python_and_cli_agree_on_exported_resnet18(engine, warn_engine, resnet18, tmp_path):

@@ -2,7 +2,7 @@
 """Writes the hand-written rule fixtures of tests/rules/htp/ (graph format v1, docs/graph-format.md).
 
 One graph per op family of rules/htp/ops/*.yaml. Each call node is one case taken from the
-reference quantizer's behaviour (/work/shared/reference/executorch-qnn-quantizer.md, [ET §n]) or
+reference quantizer's behaviour (shared/reference/executorch-qnn-quantizer.md, [ET §n]) or
 from the QNN constraint sources (qnn-constraints.md, [QC §n]): either it must pass, or it must
 produce exactly the diagnostics listed for it. The expectations live in the graph's top-level
 "meta" object, which the graph reader ignores:
@@ -136,6 +136,24 @@ def E(code, rule, message, port=None):
     return e
 
 
+def derive_bias(args):
+    """conv/linear(input, weight, bias): the int32 bias edge gets scale = input scale x weight
+    scale, as the reference derives it [ET §4.1] (qnn-validate reports any other as bias-scale)."""
+    if len(args) < 3 or not all(isinstance(a, dict) and "qspec" in a for a in args[:3]):
+        return args
+    x, w, b = (a["qspec"] for a in args[:3])
+    if b.get("dtype") != "int32" or "scale" not in x or "scale" not in w or "scale" not in b:
+        return args
+    ws = w["scale"] if isinstance(w["scale"], list) else [w["scale"]]
+    scales = [x["scale"] * s for s in ws]
+    bias = dict(b)
+    if isinstance(b["scale"], list):
+        bias["scale"] = scales[:len(b["scale"])]
+    else:
+        bias["scale"] = scales[0]
+    return [args[0], args[1], dict(args[2], qspec=bias)] + list(args[3:])
+
+
 class Fixture:
     """One family's graph; `socs` lists the SoCs it is written for (the first is <family>.json)."""
 
@@ -189,6 +207,8 @@ class Fixture:
                 o["qspec"] = q
             outs.append(o)
         self.out_qspec[name] = outputs[0][2] if outputs else None
+        if target.startswith(("aten.conv", "aten.linear")):
+            args = derive_bias(args)
         node = {"name": name, "kind": "call", "target": target, "args": args, "outputs": outs}
         if kwargs:
             node["kwargs"] = kwargs
@@ -791,9 +811,16 @@ def constant():
     fx.case("full8", "aten.full.default", [[1, 8], 0.5], [("float32", [1, 8], u8(0.002, 0))])
     fx.case("zeros_like16", "aten.zeros_like.default", [fx.ref("x16")], [("float32", T, u16(0.0001, 0))])
     fx.case("rand8", "aten.rand.default", [[1, 8]], [("float32", [1, 8], u8(1 / 256, 0))])
+    # A factory no graph input reaches is folded at export (passes/Prune.h): its static tensor
+    # is not validated as device work, whatever its annotation (here float, and signed 8-bit).
     fx.case("full_float", "aten.full.default", [[1, 8], 0.5], [("float32", [1, 8], None)],
-            note="No float16 arch gate: the conformance oracle runs float on V68 (<op>/fp16/SM8350).")
+            note="folded as a constant: not checked on SM8350 either")
     fx.case("full_signed", "aten.full.default", [[1, 8], 0.5], [("float32", [1, 8], w8_pt(0.004))],
+            note="folded as a constant: the signed static tensor is not checked")
+    # Fed from a graph input, a factory is validated (its output's encoding as stored).
+    fx.case("full_like_float", "aten.full_like.default", [fx.ref("x16"), 0.5], [("float32", T, None)],
+            note="No float16 arch gate: the conformance oracle runs float on V68 (<op>/fp16/SM8350).")
+    fx.case("full_like_signed", "aten.full_like.default", [fx.ref("x16"), 0.5], [("float32", T, w8_pt(0.004))],
             expect=[E("no-matching-variant", "htp.constant", no_variant("htp.constant", "static tensor"))])
     return fx
 

@@ -122,6 +122,37 @@ TEST(Cli, JsonFormatIsMachineReadable) {
   EXPECT_EQ(j["summary"]["errors"].get<size_t>(), j["diagnostics"].size() - j["summary"]["warnings"].get<size_t>());
 }
 
+// Without --soc the run still checks SM8750, and says so in the summary line and the JSON.
+TEST(Cli, AnOmittedSocIsNamedAsTheDefault) {
+  CommandResult r = qnnValidate(example("tiny_cnn_8a8w.json"));
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find(" rules for SM8750 (HTP V79; default SoC, choose with --soc), strict mode"),
+            std::string::npos)
+      << r.output;
+  CommandResult chosen = qnnValidate(example("tiny_cnn_8a8w.json") + " --soc SM8750");
+  EXPECT_NE(chosen.output.find(" rules for SM8750 (HTP V79), strict mode"), std::string::npos) << chosen.output;
+  nlohmann::json j = nlohmann::json::parse(qnnValidate(example("tiny_cnn_8a8w.json") + " --format json").output);
+  EXPECT_EQ(j["soc_defaulted"], true);
+  EXPECT_EQ(j["soc"], "SM8750");
+}
+
+// Every report names the rule directories it read: the build tree's tools read the source
+// tree's rules (never an installed copy), then QNNRULES_PATH, then --rules.
+TEST(Cli, ReportsNameTheRuleDirectoriesInSearchOrder) {
+  TempDir dir;
+  dir.write("env/htp/extra.yaml", "version: 1\nrules: []\n");
+  dir.write("cli/htp/extra.yaml", "version: 1\nrules: []\n");
+  const std::string envDir = (dir.path() / "env").string(), cliDir = (dir.path() / "cli").string();
+  CommandResult r = qnnValidate(example("tiny_cnn_8a8w.json") + " --soc SM8650 --format json --rules " +
+                                    shellQuote(cliDir),
+                                "QNNRULES_BUILTIN_RULES= QNNRULES_PATH=" + shellQuote(envDir));
+  nlohmann::json j = nlohmann::json::parse(r.output, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.output;
+  EXPECT_EQ(j["rule_dirs"], (nlohmann::json{"rules", envDir, cliDir}));
+  CommandResult text = qnnValidate(example("tiny_cnn_8a8w.json") + " --soc SM8650", "QNNRULES_BUILTIN_RULES= QNNRULES_PATH=");
+  EXPECT_NE(text.output.find("\nrules from: rules\n"), std::string::npos) << text.output;
+}
+
 TEST(Cli, OverlayAddsAnOpWithoutRebuilding) {
   TempDir d;
   std::string graph = d.write("g.json", kCustomGraph).string();

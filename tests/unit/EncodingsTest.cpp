@@ -142,6 +142,26 @@ TEST(Encodings, FixedQParamsAreKeptNotObserved) {
   EXPECT_DOUBLE_EQ(find(r, "x").scales.at(0), 8.0 / 255);
 }
 
+// A graph annotated without scales (a quantizer that did not know the rule) still gets the
+// rule's fixed sigmoid output 1/256 written, not the observed 0.6 / 255 the rule would reject.
+TEST(Encodings, ARuleFixedScaleIsWrittenNotTheObservedOne) {
+  Graph g = readGraphJson(graph(R"(
+    {"name": "x", "kind": "input", "outputs": [{"dtype": "float32", "shape": [4],
+      "qspec": {"dtype": "uint8"}, "stats": {"min": -4.0, "max": 4.0}}]},
+    {"name": "sig", "kind": "call", "target": "aten.sigmoid.default",
+     "args": [{"ref": "x", "qspec": {"shared_with": {"node": "x"}}}],
+     "outputs": [{"dtype": "float32", "shape": [4],
+      "qspec": {"dtype": "uint8"}, "stats": {"min": 0.1, "max": 0.6}}]},
+    {"name": "output", "kind": "output", "args": [[{"ref": "sig"}]]})"));
+  EncodingsResult r = computeEncodings(g, annotateRules());
+  ASSERT_TRUE(r.diagnostics.empty()) << dump(r.diagnostics);
+  const TensorEncoding& e = find(r, "sig");
+  EXPECT_EQ(e.scales, (std::vector<double>{0.00390625}));
+  EXPECT_EQ(e.offsets, (std::vector<int64_t>{0}));
+  EXPECT_EQ(e.source, "fixed by rule t.sigmoid");
+  EXPECT_DOUBLE_EQ(find(r, "x").scales.at(0), 8.0 / 255);
+}
+
 TEST(Encodings, ConcatGroupTakesTheUnionRangeOnce) {
   // a in [-1, 1], b in [0, 3]: the group range is [-1, 3] -> scale 4/255, offset -64 for a,
   // b and the concat output alike, computed once.

@@ -31,6 +31,22 @@ TEST(PortType, Int32WithSixteenBitRangeIsUfixed16) {
   EXPECT_EQ(p.bitwidth, 16);
 }
 
+// PyTorch's x86 default observes activations with reduce_range: uint8 0..127. That is an
+// 8-bit encoding with a restricted range, not a 7-bit one (which would put every node on CPU);
+// a narrower signed range rounds up to the next width QNN has in the same way.
+TEST(PortType, ReducedRangeIsTheContainerWidthWithARestrictedRange) {
+  PortType reduced = portTypeOf(spec(ScalarType::kUInt8, 0, 127));
+  EXPECT_EQ(reduced.datatype, QnnDatatype::kUFixed8);
+  EXPECT_EQ(reduced.encoding, Encoding::kScaleOffset);
+  EXPECT_EQ(reduced.bitwidth, 8);
+  PortType int16Half = portTypeOf(spec(ScalarType::kInt32, 0, 32767));
+  EXPECT_EQ(int16Half.datatype, QnnDatatype::kUFixed16);
+  EXPECT_EQ(int16Half.bitwidth, 16);
+  PortType threeBit = portTypeOf(spec(ScalarType::kInt8, -4, 3, QScheme::kPerChannelSymmetric));
+  EXPECT_EQ(threeBit.encoding, Encoding::kBwAxisScaleOffset);
+  EXPECT_EQ(threeBit.bitwidth, 4);
+}
+
 TEST(PortType, SymmetricInt8WeightPerChannel) {
   PortType p = portTypeOf(spec(ScalarType::kInt8, -127, 127, QScheme::kPerChannelSymmetric));
   EXPECT_EQ(p.datatype, QnnDatatype::kSFixed8);

@@ -104,6 +104,31 @@ TEST(Qdq, EngineFoldsLikeTheCli) {
   EXPECT_EQ(good.delegation.partitions.size(), 1u);
 }
 
+// The delegation report names the compute node in terms of the graph the engine analysed
+// (folded), not the quantize node at the same index of the caller's QDQ graph.
+TEST(Qdq, AnalysisReportsTheFoldedGraphsNodes) {
+  EngineOptions o;
+  o.soc = "SM8650";
+  o.useEnvironment = false;
+  o.builtinRulesDir = std::string(QNNRULES_SOURCE_DIR) + "/rules";
+  Engine e(o);
+  ASSERT_TRUE(e.ok()) << e.status().message();
+  const Graph input = readGraphJson(qdqGraph("0.00392156862745098"));  // 1/255: sig falls back
+  GraphAnalysis a = e.analyze(input);
+  EXPECT_EQ(a.qdqNodesFolded, 7u);
+  ASSERT_EQ(a.delegation.fallbacks.size(), 1u);
+  EXPECT_EQ(a.graph->node(a.delegation.fallbacks[0].node).name, "sig");
+  const std::string text = a.delegationText();
+  EXPECT_NE(text.find("  sig     aten.sigmoid.default  constraint"), std::string::npos) << text;
+  EXPECT_EQ(text.find("q0"), std::string::npos) << text;
+  EXPECT_NE(a.delegationJson().find("\"node\": \"sig\""), std::string::npos) << a.delegationJson();
+  // Partitions name folded nodes too: conv alone (sig is on CPU), nothing of the Q/DQ chain.
+  ASSERT_EQ(a.delegation.partitions.size(), 1u);
+  std::vector<std::string> part;
+  for (uint32_t n : a.delegation.partitions[0].nodes) part.push_back(a.graph->node(n).name);
+  EXPECT_EQ(part, (std::vector<std::string>{"w", "conv"}));
+}
+
 TEST(Qdq, BadArgumentsAreReportedNotCrashed) {
   Graph g = readGraphJson(R"({"format": "qnnrules-graph", "version": 1, "nodes": [
   {"name": "x", "kind": "input", "outputs": [{"dtype": "float32", "shape": [2]}]},

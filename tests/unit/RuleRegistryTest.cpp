@@ -1,6 +1,8 @@
 // The registry: lazy per-backend loading, overlays, cross-file duplicate checks, threads.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <thread>
 
 #include "TestUtil.h"
@@ -33,6 +35,21 @@ RegistryOptions opts(const TempDir& builtin, std::vector<std::filesystem::path> 
   o.overlayDirs = std::move(overlays);
   o.useEnvironment = false;
   return o;
+}
+
+// This test binary lives in the build tree, so it reads the source tree it was built from
+// (an installed copy under the configured prefix must never shadow it). With
+// QNNRULES_BUILTIN_RULES set, that directory wins.
+TEST(RuleRegistry, BuildTreeBinariesReadTheSourceTreesRules) {
+  const char* saved = std::getenv("QNNRULES_BUILTIN_RULES");
+  const std::string keep = saved ? saved : "";
+  unsetenv("QNNRULES_BUILTIN_RULES");
+  EXPECT_EQ(std::filesystem::canonical(findBuiltinRulesDir()),
+            std::filesystem::canonical(std::string(QNNRULES_SOURCE_DIR) + "/rules"));
+  setenv("QNNRULES_BUILTIN_RULES", "/elsewhere/rules", 1);
+  EXPECT_EQ(findBuiltinRulesDir(), std::filesystem::path("/elsewhere/rules"));
+  if (saved) setenv("QNNRULES_BUILTIN_RULES", keep.c_str(), 1);
+  else unsetenv("QNNRULES_BUILTIN_RULES");
 }
 
 TEST(RuleRegistry, LoadsABackendFromEveryYamlFileBelowItsFolder) {

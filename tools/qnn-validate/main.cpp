@@ -29,7 +29,8 @@ constexpr int kExitBadInput = 2;
 struct CliOptions {
   std::string graphPath;
   std::string backend = "htp";
-  std::string soc = "SM8750";
+  std::string soc = "SM8750";  // the reference quantizer's default; reports say when it was not chosen
+  bool socGiven = false;
   bool strict = false;
   bool warn = false;
   std::string format = "text";
@@ -248,6 +249,8 @@ int run(const CliOptions& o) {
         {"graph", prep.graph.name.empty() ? o.graphPath : prep.graph.name},
         {"backend", o.backend},
         {"soc", engine.soc().name},
+        {"soc_defaulted", !o.socGiven},
+        {"rule_dirs", engine.ruleDirs()},
         {"htp_arch", arch},
         {"mode", mode},
         {"valid", !failed && result.ok()},
@@ -262,7 +265,7 @@ int run(const CliOptions& o) {
                          {"nodes_discarded", prep.annotation->nodesDiscarded}};
     if (prep.qdqNodes) j["qdq_nodes_folded"] = prep.qdqNodes;
     if (explanation) j["explanation"] = explanationJson(*explanation);
-    addDelegationJson(j, engine, prep.graph, delegation);
+    addDelegationJson(j, engine, *analysis.graph, delegation);
     std::cout << j.dump(2) << "\n";
   } else {
     for (const qnnrules::Diagnostic& d : result.diagnostics) std::cout << qnnrules::formatText(d) << "\n";
@@ -271,16 +274,20 @@ int run(const CliOptions& o) {
       std::cout << "annotated with " << prep.annotation->config << ": " << prep.annotation->nodesAnnotated
                 << " node(s) annotated, " << prep.annotation->nodesKept << " kept, "
                 << prep.annotation->nodesDiscarded << " discarded\n";
-    printDelegationText(engine, prep.graph, delegation, std::cout);
+    printDelegationText(engine, *analysis.graph, delegation, std::cout);
+    std::string dirs;
+    for (const std::string& d : engine.ruleDirs()) dirs += (dirs.empty() ? "" : ", ") + d;
+    std::cout << "rules from: " << dirs << "\n";
     std::cout << o.graphPath << ": " << result.nodesChecked << " op nodes checked against " << o.backend
               << " rules for " << engine.soc().name
-              << (o.backend == "lpai" ? " (LPAI " + engine.soc().lpaiVersion + ")" : " (HTP " + std::string(arch) + ")")
+              << (o.backend == "lpai" ? " (LPAI " + engine.soc().lpaiVersion : " (HTP " + std::string(arch))
+              << (o.socGiven ? ")" : "; default SoC, choose with --soc)")
               << ", " << mode << " mode: "
               << result.errorCount() << " error(s), " << result.warningCount() << " warning(s)"
               << (delegation.ok() ? "" : ", full delegation not satisfied")
               << (failed ? " - INVALID" : (result.diagnostics.empty() ? " - valid" : "")) << "\n";
   }
-  if (std::optional<int> rc = writeDelegationDot(o, prep.graph, delegation)) return *rc;
+  if (std::optional<int> rc = writeDelegationDot(o, *analysis.graph, delegation)) return *rc;
   if (int rc = writeOutputs(engine, o, prep, failed); rc != kExitValid) return rc;
   return failed ? kExitViolations : kExitValid;
 }
@@ -292,7 +299,7 @@ int main(int argc, char** argv) {
   CLI::App app{"Checks a quantized graph against QNN backend rules before lowering."};
   app.add_option("graph", o.graphPath, "graph file (JSON, qnnrules graph format v1)");
   app.add_option("--backend", o.backend, "backend: htp, lpai, gpu")->capture_default_str();
-  app.add_option("--soc", o.soc, "target SoC, e.g. SM8650 (see --list-socs)")->capture_default_str();
+  auto* soc = app.add_option("--soc", o.soc, "target SoC, e.g. SM8650 (see --list-socs)")->capture_default_str();
   auto* strict = app.add_flag("--strict", o.strict, "violations are errors, exit 1 (default)");
   app.add_flag("--warn", o.warn, "report violations as warnings, exit 0")->excludes(strict);
   app.add_option("--format", o.format, "output format")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
@@ -323,6 +330,7 @@ int main(int argc, char** argv) {
     int rc = app.exit(e);
     return rc == 0 ? kExitValid : kExitBadInput;
   }
+  o.socGiven = soc->count() > 0;
   auto logger = spdlog::stderr_color_mt("qnnrules");
   spdlog::set_default_logger(logger);
   spdlog::set_level(spdlog::level::from_str(o.logLevel));

@@ -72,6 +72,10 @@ struct DelegationReport {
   // Boundary conversions the backend leaves to CPU in an annotated graph (LPAI: quantize of
   // each quantized graph input, dequantize of each quantized graph output): node and sentence.
   std::vector<std::pair<uint32_t, std::string>> cpuConversions;
+  // Call nodes left out before partitioning (passes/Prune.h): dead ones (no graph output
+  // needs them) and constant ones (no graph input reaches them; static tensors for their users).
+  std::vector<uint32_t> deadNodes;
+  std::vector<uint32_t> constantNodes;
   size_t computeNodes = 0;
   size_t delegatedComputeNodes = 0;
   size_t invalidDelegatedNodes = 0;      // warn mode: delegated although validation failed

@@ -33,6 +33,11 @@ enum class DiagCode : uint16_t {
   kSharedUnresolved,   // a shared reference leads nowhere
   kMissingPort,        // a required port has no tensor argument
   kUnverifiable,       // a constraint could not be evaluated (e.g. no scale yet)
+  // --- quantization parameters, whatever the rules say (passes/NumericChecks.h) ---
+  kScaleNotFinite = 50,     // a scale is infinite or NaN
+  kScaleOutOfRange,         // a scale is below 1e-10 or above 1e10
+  kZeroPointOutOfRange,     // a zero point is not a value of the storage dtype
+  kBiasScale,               // a bias scale is not input scale x weight scale
   // --- rule files ---
   kYamlSyntax = 100,
   kUnknownKey,

@@ -32,10 +32,19 @@ struct EngineOptions {
   std::optional<bool> requireFullDelegation;     // default: the backend's policy (LPAI: required)
 };
 
-// A graph's validation (mode applied) and the delegation report built from it.
+// A graph's validation (mode applied) and the delegation report built from it, in terms of
+// the graph that was analysed: node indices of `delegation` refer to `graph`, which is the
+// QDQ-folded copy for a QDQ graph (owned here) or else the caller's graph itself (borrowed:
+// valid while the caller's graph lives). Format the report with delegationText/Json, never
+// against the graph that was passed in.
 struct GraphAnalysis {
   ValidationResult validation;
   DelegationReport delegation;
+  std::shared_ptr<const Graph> graph;
+  size_t qdqNodesFolded = 0;  // quantize + dequantize nodes folded into port encodings
+
+  std::string delegationText() const;  // formatDelegationText(*graph, delegation)
+  std::string delegationJson() const;  // formatDelegationJson(*graph, delegation)
 };
 
 class Engine {
@@ -50,8 +59,12 @@ class Engine {
   const RuleSet& rules() const { return *rules_; }   // requires ok()
   const SocInfo& soc() const { return soc_; }        // requires ok()
   RuleRegistry& registry() { return *registry_; }
+  // The rule directories this engine reads, in search order (built-in first, then
+  // QNNRULES_PATH, then the overlays), as reports print them (displayPath).
+  std::vector<std::string> ruleDirs() const;
 
-  // Validates and applies the mode (warn mode downgrades errors to warnings).
+  // Validates and applies the mode (warn mode downgrades errors to warnings). Like analyze, a
+  // QDQ graph is folded first, and dead and constant nodes (passes/Prune.h) are not checked.
   ValidationResult validate(const Graph& graph) const;
 
   // Annotates `graph` in place from a quantization config (and an optional recipe), following
@@ -59,8 +72,9 @@ class Engine {
   // says why and the graph is untouched.
   AnnotateResult annotate(Graph& graph, const AnnotateOptions& options) const;
 
-  // Validates, partitions as the backend's delegate would (strict mode: invalid nodes fall
-  // back to CPU), then applies the mode to the diagnostics.
+  // Folds a QDQ graph, prunes dead and constant nodes (passes/Prune.h), validates, checks
+  // quantization parameters (passes/NumericChecks.h), partitions as the backend's delegate
+  // would (strict mode: invalid nodes fall back to CPU), then applies the mode.
   GraphAnalysis analyze(const Graph& graph) const;
   // Every option of the backend with its value (the user's, else the default); requires ok().
   const std::vector<ResolvedOption>& backendOptions() const { return backendOptions_; }

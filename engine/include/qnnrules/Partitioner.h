@@ -11,7 +11,9 @@
 #include "qnnrules/Graph.h"
 #include "qnnrules/RuleSet.h"
 #include "qnnrules/Soc.h"
+#include "qnnrules/UserIndex.h"
 #include "qnnrules/Validator.h"
+#include "qnnrules/passes/Prune.h"
 
 namespace qnnrules {
 
@@ -23,6 +25,11 @@ struct PartitionOptions {
   std::optional<bool> requireFullDelegation;
   // Default: the policy registered for the rule set's backend.
   const DelegationPolicy* policy = nullptr;
+  // Dead nodes are left out (placement none, in no partition); constant nodes follow their
+  // users like parameters. Null: every node counts.
+  const PruneResult* pruned = nullptr;
+  // The graph's user index when the caller has one (the engine builds it once for pruning).
+  const UserIndex* users = nullptr;
 };
 
 // `validation` must be validateGraph's result for this graph and rule set before applyMode,

@@ -15,8 +15,9 @@ struct PortType {
   bool quantized = false;
 };
 
-// The quant range decides the width (<= 8 bits -> 8-bit container, <= 16 -> 16, else 32) and
-// signedness (quant_min < 0); a range narrower than the container gives a BW_* encoding;
+// The quant range decides the width, rounded up to one QNN has (2, 4, 8, 16, 32: uint8 0..127
+// is 8 bits with a restricted range) and signedness (quant_min < 0); a 2- or 4-bit width in
+// an 8-bit container gives a BW_* encoding;
 // a block size gives BLOCKWISE_EXPANSION. Without quant_min/quant_max the dtype's full range
 // is used (torch.int32 with 0..65535 is how PyTorch spells uint16).
 PortType portTypeOf(const QuantSpec& spec);

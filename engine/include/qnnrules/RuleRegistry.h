@@ -36,8 +36,11 @@ struct RegistryOptions {
   LoadLimits limits;
 };
 
-// The built-in rules: $QNNRULES_BUILTIN_RULES if set, else the install location, else the
-// source tree the library was built from. Empty when none exists.
+// The built-in rules: $QNNRULES_BUILTIN_RULES if set; else the rules installed next to the
+// running binary (<prefix>/bin -> <prefix>/share/qnnrules/rules); else, for a binary (or
+// Python extension) of the build tree, the source tree it was built from; else the configured
+// install location, the source tree. So an installed copy never shadows the source tree's
+// rules for the build tree's tools. Empty when none exists.
 std::filesystem::path findBuiltinRulesDir();
 
 // The result of loading one backend: the rules, or the errors that prevented it.

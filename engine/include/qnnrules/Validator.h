@@ -2,6 +2,9 @@
 // violation of every node. It never stops at the first problem and never throws.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "qnnrules/Diagnostic.h"
 #include "qnnrules/Graph.h"
 #include "qnnrules/RuleSet.h"
@@ -16,6 +19,8 @@ enum class Mode : uint8_t {
 
 struct ValidateOptions {
   double scaleRelTolerance = 1e-5;  // |actual - fixed| <= tol * fixed
+  // Per node, nonzero: not checked (dead or constant nodes, passes/Prune.h). Empty: all.
+  std::vector<uint8_t> skipNodes;
 };
 
 struct ValidationResult {

@@ -1,0 +1,30 @@
+// Sanity of the quantization parameters a graph carries, whatever the rules say: a scale
+// that is infinite or NaN, a scale below 1e-10 or above 1e10, a zero point outside its dtype's
+// range, and a conv/linear bias whose scale is not input scale x weight scale. Each concrete
+// spec is checked once (not once per rule variant that looks at it); only problems build
+// strings.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "qnnrules/Diagnostic.h"
+#include "qnnrules/Graph.h"
+#include "qnnrules/RuleSet.h"
+
+namespace qnnrules {
+
+struct NumericCheckOptions {
+  double minScale = 1e-10;
+  double maxScale = 1e10;
+  // |bias - input x weight| <= tol x |input x weight|: float32 scales multiplied and stored
+  // again differ from the exact product by a few ulps, far below this.
+  double biasScaleRelTolerance = 1e-4;
+  std::vector<uint8_t> skipNodes;  // per node, nonzero: not checked (passes/Prune.h)
+};
+
+// Errors with codes scale-not-finite, scale-out-of-range, zero-point-out-of-range and
+// bias-scale, in graph order.
+DiagnosticList checkQuantParams(const Graph& graph, const RuleSet& rules, const NumericCheckOptions& options = {});
+
+}  // namespace qnnrules

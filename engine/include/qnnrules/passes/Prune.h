@@ -1,0 +1,36 @@
+// Which call nodes of a graph do no device work: dead nodes (no graph output depends on them,
+// like the empty.memory_format nodes make_fx leaves after batch-norm decomposition) and
+// constant nodes (they depend on no graph input, like attention-mask construction or RoPE table
+// slicing, which export-time constant folding computes once). Neither is validated nor counted
+// in partitions; constant nodes travel with their users as static tensors, like parameters.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "qnnrules/Graph.h"
+#include "qnnrules/UserIndex.h"
+
+namespace qnnrules {
+
+enum class PruneKind : uint8_t {
+  kKept,      // validated and partitioned
+  kDead,      // no graph output depends on it
+  kConstant,  // depends on no graph input: folded to a static tensor
+};
+
+struct PruneResult {
+  std::vector<PruneKind> kind;     // per node; empty when nothing was pruned
+  std::vector<uint32_t> dead;      // call nodes, graph order
+  std::vector<uint32_t> constant;  // call nodes, graph order (dead ones are only in `dead`)
+
+  PruneKind of(uint32_t node) const { return kind.empty() ? PruneKind::kKept : kind[node]; }
+  bool empty() const { return dead.empty() && constant.empty(); }
+};
+
+// Dead nodes are found only in a graph with an output node and constant nodes only in a graph
+// with an input node: without them every node counts (a hand-written fragment is checked whole).
+// Random factories (aten.rand*, normal, bernoulli, uniform, multinomial) are never constant.
+PruneResult pruneGraph(const Graph& graph, const UserIndex& users);
+
+}  // namespace qnnrules

@@ -1,0 +1,160 @@
+#include "qnnrules/passes/NumericChecks.h"
+
+#include <cmath>
+#include <fmt/format.h>
+
+#include "qnnrules/Annotator.h"
+#include "qnnrules/PortType.h"
+
+namespace qnnrules {
+namespace {
+
+// Where a spec sits, formatted only when there is something to report.
+struct PortRef {
+  bool output = false;
+  size_t index = 0;
+  int element = -1;            // list element of a list argument (cat's inputs)
+  const char* name = nullptr;  // the rule's port name, when the check is about it ("bias")
+
+  std::string text() const {
+    std::string s = fmt::format("{}[{}]", output ? "out" : "in", index);
+    if (element >= 0) s += fmt::format("[{}]", element);
+    if (name) s += std::string(" ") + name;
+    return s;
+  }
+};
+
+class Checker {
+ public:
+  Checker(const Graph& g, const NumericCheckOptions& o, DiagnosticList& out) : g_(g), o_(o), out_(out) {}
+
+  // One concrete spec, on port `port` of node `n`.
+  void spec(const Node& n, const PortRef& port, const QuantSpec& s) {
+    if (s.isShared() || isFloatType(s.dtype)) return;
+    for (size_t c = 0; c < s.scales.size(); ++c) {
+      const double v = s.scales[c];
+      if (!std::isfinite(v))
+        report(n, port, DiagCode::kScaleNotFinite, fmt::format("the scale{} is {}.", channel(s, c), v),
+               "a finite positive number", fmt::format("{}", v),
+               "recalibrate: a NaN or infinite scale comes from an empty or broken observer range");
+      else if (v < o_.minScale || v > o_.maxScale)
+        report(n, port, DiagCode::kScaleOutOfRange,
+               fmt::format("the scale{} {} is outside {:g}..{:g}.", channel(s, c), v, o_.minScale, o_.maxScale),
+               fmt::format("{:g} <= scale <= {:g}", o_.minScale, o_.maxScale), fmt::format("{}", v),
+               "recalibrate: such a scale means a degenerate or exploding range");
+    }
+    const QuantRange full = fullQuantRange(s.dtype);
+    for (size_t c = 0; c < s.zeroPoints.size(); ++c) {
+      const int64_t z = s.zeroPoints[c];
+      if (z < full.min || z > full.max)
+        report(n, port, DiagCode::kZeroPointOutOfRange,
+               fmt::format("the zero point{} {} does not fit {}.", channel(s, c), z, scalarTypeName(s.dtype)),
+               fmt::format("{}..{}", full.min, full.max), fmt::format("{}", z),
+               "the zero point must be a value of the storage dtype");
+    }
+  }
+
+  void bias(const Node& n, const PortRef& port, const QuantSpec& in, const QuantSpec& w, const QuantSpec& b) {
+    if (in.scales.size() != 1 || w.scales.empty() || b.scales.empty()) return;
+    if (b.scales.size() != 1 && b.scales.size() != w.scales.size()) return;
+    for (size_t c = 0; c < b.scales.size(); ++c) {
+      const double want = in.scales[0] * w.scales[b.scales.size() == 1 ? 0 : c];
+      const double got = b.scales[c];
+      if (!std::isfinite(want) || std::fabs(got - want) <= o_.biasScaleRelTolerance * std::fabs(want)) continue;
+      report(n, port, DiagCode::kBiasScale,
+             fmt::format("the bias scale{} is not input scale x weight scale{}.", channel(b, c),
+                         b.scales.size() == 1 ? "" : " of its channel"),
+             fmt::format("{} ({} x {})", want, in.scales[0], w.scales[b.scales.size() == 1 ? 0 : c]),
+             fmt::format("{}", got), "derive the bias encoding from the input and weight encodings");
+      return;  // one per bias: the others are wrong for the same reason
+    }
+  }
+
+ private:
+  static std::string channel(const QuantSpec& s, size_t c) {
+    return s.scales.size() > 1 || s.zeroPoints.size() > 1 ? fmt::format(" of channel {}", c) : "";
+  }
+  void report(const Node& n, const PortRef& port, DiagCode code, std::string message, std::string expected,
+              std::string actual, std::string hint) {
+    Diagnostic d;
+    d.code = code;
+    d.node = n.name;
+    d.op = std::string(g_.target(n));
+    d.port = port.text();
+    d.message = std::move(message);
+    d.expected = std::move(expected);
+    d.actual = std::move(actual);
+    d.hint = std::move(hint);
+    out_.push_back(std::move(d));
+  }
+
+  const Graph& g_;
+  const NumericCheckOptions& o_;
+  DiagnosticList& out_;
+};
+
+bool sameParams(const QuantSpec& a, const QuantSpec& b) {
+  return a.dtype == b.dtype && a.scales == b.scales && a.zeroPoints == b.zeroPoints;
+}
+
+const QuantSpec* outputSpec(const Graph& g, const TensorRef& t) {
+  const Node& p = g.node(t.node);
+  return t.output < p.outputs.size() && p.outputs[t.output].qspec ? &*p.outputs[t.output].qspec : nullptr;
+}
+
+// The concrete spec a tensor argument carries: its edge spec, else its producer's output,
+// following shared references a bounded number of steps (cycles are the validator's report).
+const QuantSpec* concreteSpec(const Graph& g, const Argument& a) {
+  const QuantSpec* s = a.qspec ? &*a.qspec : outputSpec(g, a.tensor);
+  for (int steps = 0; s && s->sharedWith && steps < 64; ++steps) {
+    const SharedRef& r = *s->sharedWith;
+    if (r.kind == SharedRef::Kind::kNodeOutput) {
+      s = outputSpec(g, TensorRef{r.node, r.output});
+      continue;
+    }
+    const QuantSpec* edge = nullptr;
+    for (const Argument& x : g.node(r.consumer).args)
+      if (x.kind == Argument::Kind::kTensor && x.tensor.node == r.node) edge = x.qspec ? &*x.qspec : nullptr;
+    s = edge ? edge : outputSpec(g, TensorRef{r.node, 0});
+  }
+  return s && !s->sharedWith ? s : nullptr;
+}
+
+}  // namespace
+
+DiagnosticList checkQuantParams(const Graph& g, const RuleSet& rules, const NumericCheckOptions& options) {
+  DiagnosticList out;
+  Checker check(g, options, out);
+  std::vector<const Rule*> ruleOf(g.targets().size());
+  for (size_t t = 0; t < ruleOf.size(); ++t) ruleOf[t] = rules.findByTarget(g.targets()[t]);
+  for (uint32_t i = 0; i < g.nodes().size(); ++i) {
+    if (i < options.skipNodes.size() && options.skipNodes[i]) continue;
+    const Node& n = g.node(i);
+    for (size_t o = 0; o < n.outputs.size(); ++o)
+      if (n.outputs[o].qspec) check.spec(n, PortRef{true, o}, *n.outputs[o].qspec);
+    for (size_t a = 0; a < n.args.size(); ++a) {
+      auto edge = [&](const Argument& x, const PortRef& port) {
+        if (x.kind != Argument::Kind::kTensor || !x.qspec) return;
+        // An edge repeating its producer's parameters (QDQ folding writes both) is one tensor.
+        const QuantSpec* own = outputSpec(g, x.tensor);
+        if (own && sameParams(*own, *x.qspec)) return;
+        check.spec(n, port, *x.qspec);
+      };
+      edge(n.args[a], PortRef{false, a});
+      for (size_t e = 0; e < n.args[a].list.size(); ++e) edge(n.args[a].list[e], PortRef{false, a, static_cast<int>(e)});
+    }
+    const Rule* rule = n.targetId == Node::kNoTarget ? nullptr : ruleOf[n.targetId];
+    if (!rule || rule->pattern != AnnotationPattern::kConv) continue;
+    const size_t w = static_cast<size_t>(convWeightArg(*rule)), b = static_cast<size_t>(convBiasArg(*rule));
+    if (n.args.empty() || b >= n.args.size() || w >= n.args.size()) continue;
+    auto at = [&](size_t k) {
+      return n.args[k].kind == Argument::Kind::kTensor ? concreteSpec(g, n.args[k]) : nullptr;
+    };
+    const QuantSpec *in = at(0), *ws = at(w), *bs = at(b);
+    if (in && ws && bs && !isFloatType(bs->dtype))
+      check.bias(n, PortRef{false, b, -1, "bias"}, *in, *ws, *bs);
+  }
+  return out;
+}
+
+}  // namespace qnnrules
