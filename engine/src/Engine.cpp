@@ -2,6 +2,7 @@
 
 #include "qnnrules/Partitioner.h"
 #include "qnnrules/QdqReader.h"
+#include "qnnrules/io/OnnxBinding.h"
 
 namespace qnnrules {
 namespace {
@@ -9,23 +10,32 @@ namespace {
 // The graph the rules see. A QDQ graph (after convert_pt2e) is folded into port encodings
 // first, exactly as qnn-validate does, so embedders get the CLI's results; its fold problems
 // become diagnostics. Other graphs are used as they are, without a copy.
+// A graph read from an ONNX model also has its onnx:: nodes bound to the rules (after the
+// fold, so weights behind a DequantizeLinear count as constants).
 struct RulesView {
   std::optional<QdqFoldResult> folded;
+  std::optional<Graph> bound;
   const Graph* graph = nullptr;
 };
 
-RulesView viewForRules(const Graph& graph) {
+RulesView viewForRules(const Graph& graph, const RuleSet& rules) {
   RulesView v;
   v.graph = &graph;
-  if (!isQdqGraph(graph)) return v;
-  v.folded = foldQdq(graph);
-  if (!v.folded->status.isOk() && v.folded->diagnostics.empty()) {
-    Diagnostic d;
-    d.code = DiagCode::kQdqMismatch;
-    d.message = "the quantize/dequantize nodes could not be folded: " + v.folded->status.message();
-    v.folded->diagnostics.push_back(std::move(d));
+  if (isQdqGraph(graph)) {
+    v.folded = foldQdq(graph);
+    if (!v.folded->status.isOk() && v.folded->diagnostics.empty()) {
+      Diagnostic d;
+      d.code = DiagCode::kQdqMismatch;
+      d.message = "the quantize/dequantize nodes could not be folded: " + v.folded->status.message();
+      v.folded->diagnostics.push_back(std::move(d));
+    }
+    v.graph = &v.folded->graph;
   }
-  v.graph = &v.folded->graph;
+  if (needsOnnxBinding(*v.graph, rules)) {
+    Graph& g = v.folded ? v.folded->graph : v.bound.emplace(graph);
+    bindOnnxOps(g, rules);
+    v.graph = &g;
+  }
   return v;
 }
 
@@ -95,7 +105,7 @@ Status Engine::resolveBackendOptions() {
 }
 
 GraphAnalysis Engine::analyze(const Graph& graph) const {
-  const RulesView v = viewForRules(graph);
+  const RulesView v = viewForRules(graph, *rules_);
   GraphAnalysis a;
   a.validation = validateGraph(*v.graph, *rules_, soc_, options_.validate);
   PartitionOptions po;
@@ -108,7 +118,7 @@ GraphAnalysis Engine::analyze(const Graph& graph) const {
 }
 
 ValidationResult Engine::validate(const Graph& graph) const {
-  const RulesView v = viewForRules(graph);
+  const RulesView v = viewForRules(graph, *rules_);
   ValidationResult r = validateGraph(*v.graph, *rules_, soc_, options_.validate);
   prependFoldDiagnostics(v, r);
   applyMode(r, options_.mode);
@@ -150,6 +160,7 @@ AnnotateResult Engine::annotate(Graph& graph, const AnnotateOptions& options) co
     result.status = sel.status();
     return result;
   }
+  if (needsOnnxBinding(graph, *rules_)) bindOnnxOps(graph, *rules_);
   return annotateGraph(graph, *rules_, configs, *sel, recipe, options);
 }
 

@@ -84,6 +84,11 @@ std::optional<QuantSpec> specOf(const Node& n, bool perChannel, std::string& why
   const int64_t symZp = -symmetricOffset(portTypeOf(s).datatype);
   bool sym = !s.zeroPoints.empty();
   for (int64_t z : s.zeroPoints) sym = sym && z == symZp;
+  // Block-wise (LPBQ) weights: the per-channel form with a block_size keyword (ONNX
+  // DequantizeLinear with opset 21's block_size is read into this form).
+  if (const Argument* bs = argAt(n, SIZE_MAX, "block_size"); perChannel && bs && bs->kind == Argument::Kind::kList)
+    for (const Argument& e : bs->list)
+      if (e.kind == Argument::Kind::kInt) s.blockSize.push_back(e.i);
   if (perChannel) {
     auto axis = number(argAt(n, 3, "axis"));
     s.chAxis = axis ? static_cast<int32_t>(*axis) : 0;
