@@ -1,5 +1,7 @@
 #include "qnnrules/RuleSet.h"
 
+#include <algorithm>
+
 namespace qnnrules {
 namespace {
 
@@ -16,6 +18,10 @@ OnnxCandidate compileOnnx(const Rule& rule, uint32_t index, uint32_t mapping) {
   } else {
     for (const std::string& name : m.inputs) c.portOf.push_back(name.empty() ? -1 : rule.findPort(name));
   }
+  // The entry's `aten` target, unless the rule lost it (an inherited rule whose target a
+  // manifest excluded): then the rule's first target, so the validator finds this rule.
+  const bool owned = std::find(rule.targets.begin(), rule.targets.end(), m.aten) != rule.targets.end();
+  c.target = owned ? m.aten : rule.targets.front();
   c.lastTakesRest = !c.portOf.empty() && c.portOf.back() >= 0 &&
                     (m.restAsList || rule.ports[static_cast<size_t>(c.portOf.back())].variadic);
   return c;

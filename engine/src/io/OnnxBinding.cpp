@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string_view>
+#include <unordered_map>
 
 namespace qnnrules {
 namespace {
@@ -76,15 +77,16 @@ bool needsOnnxBinding(const Graph& graph, const RuleSet& rules) {
 
 size_t bindOnnxOps(Graph& graph, const RuleSet& rules) {
   const auto candidates = candidatesByTarget(graph, rules);
-  std::vector<uint32_t> ruleTarget(rules.rules().size(), Node::kNoTarget);
+  std::unordered_map<const OnnxCandidate*, uint32_t> targetOf;
   size_t bound = 0;
   for (Node& n : graph.mutableNodes()) {
     if (n.kind != NodeKind::kCall || n.targetId >= candidates.size() || !candidates[n.targetId]) continue;
     for (const OnnxCandidate& c : *candidates[n.targetId]) {
       const Rule& rule = rules.rules()[c.rule];
       if (!matches(graph, n, rule.onnx[c.mapping])) continue;
-      if (ruleTarget[c.rule] == Node::kNoTarget) ruleTarget[c.rule] = graph.internTarget(rule.targets.front());
-      n.targetId = ruleTarget[c.rule];
+      auto [slot, fresh] = targetOf.try_emplace(&c, Node::kNoTarget);
+      if (fresh) slot->second = graph.internTarget(c.target);  // once per entry, not per node
+      n.targetId = slot->second;
       rebind(n, rule, c);
       ++bound;
       break;

@@ -1,6 +1,6 @@
 #include "qnnrules/io/OnnxReader.h"
 
-#include <onnx/onnx-ml.pb.h>
+#include <onnx/onnx_pb.h>  // defines ONNX_API, then includes onnx-ml.pb.h
 #include <onnx/shape_inference/implementation.h>
 
 #include <deque>

@@ -12,7 +12,7 @@ namespace {
 
 using namespace strictyaml;  // NOLINT(google-build-using-namespace): the shared strict-YAML helpers
 
-constexpr std::array<std::string_view, 3> kEntryKeys = {"op", "inputs", "when"};
+constexpr std::array<std::string_view, 4> kEntryKeys = {"op", "aten", "inputs", "when"};
 constexpr std::array<std::string_view, 3> kWhenKeys = {"rank", "constant_inputs", "activation_inputs"};
 // Default-domain ops newer than the ONNX library the engine links (1.12, opset 17): known by
 // name so rules can name them; the list is the ONNX changelog's opset 18-23 additions.
@@ -81,6 +81,7 @@ class OnnxKeyReader {
     if (!map.valid) return std::nullopt;
     if (const Entry* e = map.get("op")) opType(e->value, scope, m);
     else r_.missing(node, map, scope, "op");
+    if (const Entry* e = map.get("aten")) aten(e->value, scope, m);
     if (const Entry* e = map.get("inputs")) inputs(e->value, scope, m);
     if (const Entry* e = map.get("when")) when(e->value, scope, m);
     return r_.errorCount() == before ? std::optional(m) : std::nullopt;
@@ -97,6 +98,19 @@ class OnnxKeyReader {
       return;
     }
     m.opType = *s;
+  }
+
+  // aten: which of the rule's targets a matched node is reported as.
+  void aten(const YAML::Node& v, const std::string& scope, OnnxMapping& m) {
+    auto s = r_.str(v, "'aten' of " + scope);
+    if (!s) return;
+    if (std::find(rule_.targets.begin(), rule_.targets.end(), *s) == rule_.targets.end()) {
+      std::vector<std::string_view> names(rule_.targets.begin(), rule_.targets.end());
+      r_.error(DiagCode::kInvalidValue, r_.mark(v), "'aten' of " + scope + " is '" + clip(*s) + "', which is not a target of " + ruleScope_,
+               "one of the rule's targets", clip(*s), suggest(*s, names));
+      return;
+    }
+    m.aten = *s;
   }
 
   // inputs: [port or null, ...]: ONNX input i -> the rule's input port of that name.

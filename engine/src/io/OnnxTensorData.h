@@ -4,7 +4,7 @@
 // Internal to the engine.
 #pragma once
 
-#include <onnx/onnx-ml.pb.h>
+#include <onnx/onnx_pb.h>  // defines ONNX_API, then includes onnx-ml.pb.h
 
 #include <cstdint>
 #include <optional>

@@ -19,6 +19,7 @@ struct OnnxMapping {
   // rule's input ports in declaration order.
   std::vector<std::string> inputs;
   bool restAsList = false;              // last port written "name...": it takes every later ONNX input, as a list
+  std::string aten;                     // the rule target the node is reported as; "" = the rule's first
   std::vector<int> ranks;               // rank of ONNX input 0 must be one of these; empty = any
   std::vector<int> constantInputs;      // ONNX inputs that must be constants (initializers, also through a DequantizeLinear)
   std::vector<int> activationInputs;    // ONNX inputs that must not be constants
@@ -30,6 +31,7 @@ struct OnnxCandidate {
   uint32_t rule = 0;                    // index into RuleSet::rules()
   uint32_t mapping = 0;                 // index into that rule's Rule::onnx
   std::vector<int> portOf;              // ONNX input i -> index into Rule::ports; -1 = not constrained
+  std::string target;                   // the ATen target a bound node takes (one of the rule's targets)
   bool lastTakesRest = false;           // portOf's last port takes it and every later ONNX input, as a list
 };
 
