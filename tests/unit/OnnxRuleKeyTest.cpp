@@ -59,7 +59,7 @@ TEST(OnnxRuleKey, EntriesAreReadAndCompiledToPortIndices) {
   EXPECT_EQ(m[1].inputs, (std::vector<std::string>{"input", "", "bias"}));
   EXPECT_EQ(m[1].ranks, (std::vector<int>{3, 4}));
   EXPECT_EQ(m[1].constantInputs, std::vector<int>{1});
-  EXPECT_EQ(m[1].mark.toString(), "t.yaml:5:22");
+  EXPECT_EQ(m[1].mark.toString(), "t.yaml:5:18");
   EXPECT_EQ(describeOnnxMapping(m[1]), "Conv (rank 3 or 4, input 1 constant)");
 
   RuleSet set("t", std::move(l.rules));

@@ -52,10 +52,14 @@ void rebind(Node& n, const Rule& rule, const OnnxCandidate& c) {
     if (p >= 0) width = std::max(width, static_cast<size_t>(rule.ports[static_cast<size_t>(p)].index) + 1);
   std::vector<Argument> onnxArgs = std::move(n.args);
   n.args.assign(width, Argument{});
+  std::vector<Argument> unbound;
   for (size_t i = 0; i < onnxArgs.size(); ++i) {
     const bool rest = c.lastTakesRest && i + 1 >= c.portOf.size();
     int p = i < c.portOf.size() ? c.portOf[i] : (rest ? c.portOf.back() : -1);
-    if (p < 0) continue;
+    if (p < 0) {
+      unbound.push_back(std::move(onnxArgs[i]));
+      continue;
+    }
     const PortDecl& port = rule.ports[static_cast<size_t>(p)];
     Argument& slot = n.args[static_cast<size_t>(port.index)];
     if (rest) {
@@ -65,6 +69,9 @@ void rebind(Node& n, const Rule& rule, const OnnxCandidate& c) {
       slot = std::move(onnxArgs[i]);
     }
   }
+  // Inputs no port names (Reshape's shape, Clip's bounds) follow the ports: not checked, but
+  // still edges of the graph, so partitions stay connected through them.
+  for (Argument& a : unbound) n.args.push_back(std::move(a));
 }
 
 }  // namespace

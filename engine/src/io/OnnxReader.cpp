@@ -55,7 +55,7 @@ class Builder {
 
   Status run() {
     const onnx::GraphProto& g = model_.graph();
-    graph_.name = g.name().empty() ? std::string() : g.name();
+    graph_.name = g.name();
     inferShapesIfNeeded();
     collectTypes();
     for (const onnx::TensorProto& t : g.initializer()) initializers_.emplace(t.name(), &t);
@@ -369,6 +369,10 @@ class Builder {
     if (!perTensor && (axis < 0 || (rank >= 0 && axis >= rank)))
       return fail(label + " axis " + std::to_string(axis) + " is outside the input's rank " + std::to_string(rank));
 
+    if (!perTensor && blockSize == 0 && xInfo && xInfo->shape[static_cast<size_t>(axis)] > 0 &&
+        static_cast<int64_t>(scales.size()) != xInfo->shape[static_cast<size_t>(axis)])
+      return fail(label + " has " + std::to_string(scales.size()) + " scales for the " +
+                  std::to_string(xInfo->shape[static_cast<size_t>(axis)]) + " channels of axis " + std::to_string(axis));
     Node n;
     n.name = uniqueName(displayName(on));
     n.kind = NodeKind::kCall;

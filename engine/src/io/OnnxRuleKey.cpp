@@ -158,7 +158,7 @@ class OnnxKeyReader {
     const std::string whenScope = "'when' of " + scope;
     Map map = r_.readMap(v, whenScope, kWhenKeys);
     if (!map.valid) return;
-    if (map.entries.empty())
+    if (v.size() == 0)  // (unknown keys are reported on their own)
       r_.error(DiagCode::kInvalidValue, r_.mark(v), whenScope + " is empty", "at least one condition", "{}");
     if (const Entry* e = map.get("rank")) ints(e->value, "'rank' in " + whenScope, 0, kMaxRank, m.ranks);
     if (const Entry* e = map.get("constant_inputs"))

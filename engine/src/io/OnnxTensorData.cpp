@@ -129,7 +129,6 @@ bool readFloats(const onnx::TensorProto& t, std::vector<double>& out, std::strin
   const bool raw = t.has_raw_data();
   if (raw && !rawLongEnough(t, n, why)) return false;
   out.clear();
-  out.reserve(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
     const auto k = static_cast<size_t>(i);
     switch (t.data_type()) {
@@ -169,7 +168,6 @@ bool readInts(const onnx::TensorProto& t, std::vector<int64_t>& out, std::string
     return false;
   }
   out.clear();
-  out.reserve(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
     const auto k = static_cast<size_t>(i);
     if (nibbles) {
