@@ -30,8 +30,8 @@ using namespace strictyaml;  // NOLINT(google-build-using-namespace): the shared
 
 constexpr std::array<std::string_view, 2> kTopKeys = {"version", "rules"};
 constexpr std::array<std::string_view, 13> kRuleKeys = {
-    "id", "kind", "extends", "targets", "qnn_op", "pattern", "description", "reason",
-    "inputs", "outputs", "variants", "add_variants", "onnx"};
+    "id", "kind", "extends", "targets", "onnx", "qnn_op", "pattern", "description", "reason",
+    "inputs", "outputs", "variants", "add_variants"};
 constexpr std::array<std::string_view, 4> kInputKeys = {"name", "arg", "optional", "variadic"};
 constexpr std::array<std::string_view, 4> kOutputKeys = {"name", "index", "optional", "variadic"};
 constexpr std::array<std::string_view, 5> kVariantKeys = {"name", "description", "min_arch", "hint", "ports"};
