@@ -126,6 +126,11 @@ INSTANTIATE_TEST_SUITE_P(
                "'inputs' of ONNX entry #1 of rule 't.conv': only the last port may take the rest ('input...')", ""},
         BadKey{"rank_out_of_range", "    onnx: [{op: Conv, when: {rank: 9}}]", DiagCode::kInvalidValue,
                "t.yaml:5:36", "'rank' in 'when' of ONNX entry #1 of rule 't.conv' must be an integer from 0 to 8", ""},
+        BadKey{"aten_not_a_target", "    onnx: [{op: Conv, aten: aten.conv3d.default}]", DiagCode::kInvalidValue,
+               "t.yaml:5:29",
+               "'aten' of ONNX entry #1 of rule 't.conv' is 'aten.conv3d.default', which is not a target of rule "
+               "'t.conv'",
+               "did you mean 'aten.conv2d.default'?"},
         BadKey{"not_a_list", "    onnx: Conv", DiagCode::kWrongType, "t.yaml:5:11",
                "'onnx' in rule 't.conv' must be a list of ONNX op entries", "write [Conv]"}),
     [](const ::testing::TestParamInfo<BadKey>& p) { return std::string(p.param.name); });
