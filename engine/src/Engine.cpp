@@ -3,6 +3,7 @@
 #include "qnnrules/Partitioner.h"
 #include "qnnrules/QdqReader.h"
 #include "qnnrules/UserIndex.h"
+#include "qnnrules/io/OnnxBinding.h"
 #include "qnnrules/passes/NumericChecks.h"
 #include "qnnrules/passes/Prune.h"
 
@@ -11,29 +12,38 @@ namespace {
 
 // The graph the rules see. A QDQ graph (after convert_pt2e) is folded into port encodings
 // first, exactly as qnn-validate does, so embedders get the CLI's results; its fold problems
-// become diagnostics. Other graphs are used as they are, without a copy (borrowed).
+// become diagnostics. A graph read from an ONNX model also has its onnx:: nodes bound to the
+// rules (after the fold, so weights behind a DequantizeLinear count as constants). Other graphs
+// are used as they are, without a copy (borrowed).
 struct RulesView {
   std::shared_ptr<const Graph> graph;
   DiagnosticList foldDiagnostics;
   size_t qdqNodes = 0;
 };
 
-RulesView viewForRules(const Graph& graph) {
+RulesView viewForRules(const Graph& graph, const RuleSet& rules) {
   RulesView v;
-  if (!isQdqGraph(graph)) {
+  std::optional<Graph> owned;
+  if (isQdqGraph(graph)) {
+    QdqFoldResult folded = foldQdq(graph);
+    v.foldDiagnostics = std::move(folded.diagnostics);
+    if (!folded.status.isOk() && v.foldDiagnostics.empty()) {
+      Diagnostic d;
+      d.code = DiagCode::kQdqMismatch;
+      d.message = "the quantize/dequantize nodes could not be folded: " + folded.status.message();
+      v.foldDiagnostics.push_back(std::move(d));
+    }
+    v.qdqNodes = folded.quantizeNodes + folded.dequantizeNodes;
+    owned = std::move(folded.graph);
+  }
+  if (needsOnnxBinding(owned ? *owned : graph, rules)) {
+    if (!owned) owned = graph;  // binding rewrites nodes: a copy, never the caller's graph
+    bindOnnxOps(*owned, rules);
+  }
+  if (owned)
+    v.graph = std::make_shared<const Graph>(std::move(*owned));
+  else
     v.graph = std::shared_ptr<const Graph>(std::shared_ptr<const Graph>(), &graph);  // borrowed
-    return v;
-  }
-  QdqFoldResult folded = foldQdq(graph);
-  v.foldDiagnostics = std::move(folded.diagnostics);
-  if (!folded.status.isOk() && v.foldDiagnostics.empty()) {
-    Diagnostic d;
-    d.code = DiagCode::kQdqMismatch;
-    d.message = "the quantize/dequantize nodes could not be folded: " + folded.status.message();
-    v.foldDiagnostics.push_back(std::move(d));
-  }
-  v.qdqNodes = folded.quantizeNodes + folded.dequantizeNodes;
-  v.graph = std::make_shared<const Graph>(std::move(folded.graph));
   return v;
 }
 
@@ -129,7 +139,7 @@ std::string GraphAnalysis::delegationText() const { return formatDelegationText(
 std::string GraphAnalysis::delegationJson() const { return formatDelegationJson(*graph, delegation); }
 
 GraphAnalysis Engine::analyze(const Graph& graph) const {
-  RulesView v = viewForRules(graph);
+  RulesView v = viewForRules(graph, *rules_);
   const Graph& g = *v.graph;
   const UserIndex users(g);
   const PruneResult pruned = pruneGraph(g, users);
@@ -149,7 +159,7 @@ GraphAnalysis Engine::analyze(const Graph& graph) const {
 }
 
 ValidationResult Engine::validate(const Graph& graph) const {
-  const RulesView v = viewForRules(graph);
+  const RulesView v = viewForRules(graph, *rules_);
   const PruneResult pruned = pruneGraph(*v.graph, UserIndex(*v.graph));
   ValidationResult r = check(*v.graph, *rules_, soc_, options_.validate, pruned);
   prependFoldDiagnostics(v, r);
@@ -192,6 +202,7 @@ AnnotateResult Engine::annotate(Graph& graph, const AnnotateOptions& options) co
     result.status = sel.status();
     return result;
   }
+  if (needsOnnxBinding(graph, *rules_)) bindOnnxOps(graph, *rules_);
   return annotateGraph(graph, *rules_, configs, *sel, recipe, options);
 }
 

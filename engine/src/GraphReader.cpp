@@ -4,6 +4,7 @@
 // dangling references are schema errors that name the JSON pointer of the offending value,
 // and every such error of the file is reported, not only the first.
 #include "qnnrules/GraphReader.h"
+#include "qnnrules/io/OnnxReader.h"
 
 #include <cmath>
 #include <fstream>
@@ -849,6 +850,21 @@ static std::optional<GraphReadResult> readIfPt2Archive(const std::filesystem::pa
   return readPt2File(path, options);
 }
 
+// ONNX models (io/OnnxReader.h), chosen by content: a JSON graph starts with '{' after
+// whitespace and a BOM, a torch .pt2 archive with the ZIP magic; anything else is tried as an
+// ONNX protobuf. Text that does not parse as one goes to the JSON reader, whose error names a
+// line and column.
+static std::optional<GraphReadResult> readIfOnnx(std::string_view bytes, const std::string& name) {
+  std::string_view head = bytes;
+  if (head.substr(0, 3) == "\xEF\xBB\xBF") head.remove_prefix(3);
+  while (!head.empty() && (head[0] == ' ' || head[0] == '\t' || head[0] == '\n' || head[0] == '\r')) head.remove_prefix(1);
+  if (head.empty() || head[0] == '{' || bytes.substr(0, 4) == std::string_view("PK\x03\x04", 4)) return std::nullopt;
+  GraphReadResult r = readOnnxModel(bytes, name);
+  const bool printable = static_cast<unsigned char>(head[0]) >= 0x20 && static_cast<unsigned char>(head[0]) < 0x7f;
+  if (!r.ok() && r.status.code() == StatusCode::kParseError && printable) return std::nullopt;
+  return r;
+}
+
 GraphReadResult readGraphFile(const std::filesystem::path& path, const GraphReadOptions& options) {
   GraphReadResult r;
   const std::string name = path.string();
@@ -889,6 +905,7 @@ GraphReadResult readGraphFile(const std::filesystem::path& path, const GraphRead
     r.status = Status(StatusCode::kParseError, name + ": the file is empty (expected a JSON graph)", name);
     return r;
   }
+  if (std::optional<GraphReadResult> onnx = readIfOnnx(std::string_view(text.data(), length), name)) return std::move(*onnx);
   return readText(std::string_view(text.data(), length), /*padded=*/true, name, options);
 }
 

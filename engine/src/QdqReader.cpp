@@ -153,6 +153,11 @@ std::optional<QuantSpec> specOf(const Graph& g, const Node& n, QdqLayout layout,
   for (int64_t z : s.zeroPoints) sym = sym && z == symZp;
   switch (layout) {
     case QdqLayout::kPerChannel: {
+      // Block-wise (LPBQ) weights: the per-channel form with a block_size keyword (ONNX
+      // DequantizeLinear with opset 21's block_size is read into this form).
+      if (const Argument* bs = argAt(n, SIZE_MAX, "block_size"); bs && bs->kind == Argument::Kind::kList)
+        for (const Argument& e : bs->list)
+          if (e.kind == Argument::Kind::kInt) s.blockSize.push_back(e.i);
       auto axis = number(argAt(n, 3, "axis"));
       s.chAxis = axis ? static_cast<int32_t>(*axis) : 0;
       s.qscheme = sym || s.zeroPoints.empty() ? QScheme::kPerChannelSymmetric : QScheme::kPerChannelAffine;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "StrictYaml.h"
+#include "io/OnnxRuleKey.h"
 
 namespace qnnrules {
 namespace {
@@ -28,8 +29,8 @@ namespace {
 using namespace strictyaml;  // NOLINT(google-build-using-namespace): the shared strict-YAML helpers
 
 constexpr std::array<std::string_view, 2> kTopKeys = {"version", "rules"};
-constexpr std::array<std::string_view, 12> kRuleKeys = {
-    "id", "kind", "extends", "targets", "qnn_op", "pattern", "description", "reason",
+constexpr std::array<std::string_view, 13> kRuleKeys = {
+    "id", "kind", "extends", "targets", "onnx", "qnn_op", "pattern", "description", "reason",
     "inputs", "outputs", "variants", "add_variants"};
 constexpr std::array<std::string_view, 4> kInputKeys = {"name", "arg", "optional", "variadic"};
 constexpr std::array<std::string_view, 4> kOutputKeys = {"name", "index", "optional", "variadic"};
@@ -236,6 +237,11 @@ class Loader : public strictyaml::StrictYamlReader {
     }
     if (inputs) portsOk &= parsePorts(inputs->value, true, scope, rule);
     if (outputs) portsOk &= parsePorts(outputs->value, false, scope, rule);
+    if (const Entry* e = m.get("onnx")) {
+      if (portsOk) parseOnnxKey(*this, e->value, scope, rule);
+    } else if (inherits && (inputs || outputs)) {
+      checkOnnxPorts(*this, (inputs ? inputs : outputs)->keyNode, scope, rule);
+    }
 
     const bool variantsAllowed = !kindOk || rule.kind == RuleKind::kOp;
     if (variants && variantsAllowed) {

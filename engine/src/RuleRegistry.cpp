@@ -247,6 +247,7 @@ std::vector<Rule> applyExclusions(std::vector<Rule> inherited, const BackendMani
     u.inheritedFrom = r.inheritedFrom;
     u.via = first->mark;
     u.noQuantizedTypes = r.noQuantizedTypes;
+    if (kept.empty()) u.onnx = std::move(r.onnx);  // the ONNX ops keep reaching the (now unsupported) rule
     if (!kept.empty()) {
       r.targets = std::move(kept);
       out.push_back(std::move(r));
@@ -383,6 +384,27 @@ BackendLoad RuleRegistry::loadBackend(const std::string& name, std::vector<std::
       d.ruleId = all[i].id;
       d.hint = "to replace rule '" + first.id + "' from an overlay, reuse its id";
       result.errors.push_back(std::move(d));
+    }
+  }
+  // Each ONNX node reaches at most one rule, like each target: entries of one op type in two
+  // rules must have conditions that separate them.
+  std::unordered_map<std::string_view, std::vector<std::pair<size_t, size_t>>> onnxOwners;
+  for (size_t i = 0; i < all.size(); ++i) {
+    for (size_t k = 0; k < all[i].onnx.size(); ++k) {
+      const OnnxMapping& m = all[i].onnx[k];
+      auto& owners = onnxOwners[m.opType];
+      for (auto [ri, rk] : owners) {
+        const OnnxMapping& other = all[ri].onnx[rk];
+        if (!onnxConditionsOverlap(m, other)) continue;
+        Diagnostic d = loadError(DiagCode::kDuplicateTarget,
+            "ONNX '" + describeOnnxMapping(m) + "' is claimed by rule '" + all[i].id + "' and by rule '" +
+            all[ri].id + "' as '" + describeOnnxMapping(other) + "' (" + other.mark.toString() + ")", m.mark);
+        d.ruleId = all[i].id;
+        d.hint = "separate them with 'when' (rank, constant_inputs, activation_inputs)";
+        result.errors.push_back(std::move(d));
+        break;
+      }
+      owners.emplace_back(i, k);
     }
   }
   if (!result.errors.empty()) {

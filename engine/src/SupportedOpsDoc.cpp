@@ -69,6 +69,17 @@ std::string targetList(const Rule& r) {
   return t;
 }
 
+// "`Conv` (rank 3 or 4)", the rule's ONNX entries; "-" when it names none.
+std::string onnxList(const Rule& r) {
+  std::string t;
+  for (const OnnxMapping& m : r.onnx) {
+    std::string d = describeOnnxMapping(m);
+    const size_t cond = d.find(" (");
+    t += (t.empty() ? "" : ", ") + ("`" + m.opType + "`" + (cond == std::string::npos ? "" : d.substr(cond)));
+  }
+  return t.empty() ? "-" : t;
+}
+
 template <typename Set, typename Name>
 std::string setText(Set s, Name name) {
   std::string out;
@@ -108,6 +119,7 @@ void ruleSection(std::string& md, const DocBackend& b, const Rule& r, const fs::
     md += "- Inherited from `" + r.inheritedFrom + "` via `" + location(r.via, base) + "`\n";
   for (const std::string& n : r.notes) md += "- " + escape(n) + "\n";
   md += "- ATen targets: " + targetList(r) + "\n";
+  if (!r.onnx.empty()) md += "- ONNX ops: " + onnxList(r) + "\n";
   if (r.kind == RuleKind::kStructural) {
     md += "- Structural: no QNN op, nothing to check.\n";
     return;
@@ -168,20 +180,23 @@ std::string supportedOpsMarkdown(const DocBackend& b, const SocTable& socs, cons
   md += "Every sentence below is the text the validator reports when the constraint fails.\n\n";
 
   size_t ops = 0, targets = 0;
+  std::set<std::string> onnxOps;
   for (const Rule& r : rules.rules()) {
     ops += r.kind == RuleKind::kOp;
     targets += r.targets.size();
+    for (const OnnxMapping& m : r.onnx) onnxOps.insert(m.opType);
   }
   md += std::to_string(rules.rules().size()) + " rules (" + std::to_string(ops) + " lowering to QNN ops), " +
-        std::to_string(targets) + " ATen targets.\n\n";
-  md += "| rule | QNN op | ATen targets | variants |\n|---|---|---|---|\n";
+        std::to_string(targets) + " ATen targets, " + std::to_string(onnxOps.size()) + " ONNX op types.\n\n";
+  md += "| rule | QNN op | ATen targets | ONNX ops | variants |\n|---|---|---|---|---|\n";
   for (const Rule& r : rules.rules()) {
     std::string qnn = r.kind == RuleKind::kOp ? r.qnnOp
                       : r.kind == RuleKind::kStructural ? "(structural)" : "(unsupported)";
     std::string v;
     for (const Variant& var : r.variants)
       v += (v.empty() ? "" : ", ") + var.name + (var.minArch == HtpArch::kNone ? "" : " (" + archText(var.minArch) + ")");
-    md += "| [" + r.id + "](#" + anchor(r.id) + ") | " + qnn + " | " + targetList(r) + " | " + (v.empty() ? "-" : v) +
+    md += "| [" + r.id + "](#" + anchor(r.id) + ") | " + qnn + " | " + targetList(r) + " | " + onnxList(r) + " | " +
+          (v.empty() ? "-" : v) +
           " |\n";
   }
 

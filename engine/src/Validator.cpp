@@ -507,9 +507,16 @@ void NodeValidator::reportNoRule(const Node& node) {
   d.node = node.name;
   d.op = std::string(g_.target(node));
   d.message = "no rule covers " + d.op + ", so the node would fall back to CPU.";
-  d.expected = "a rule whose targets include " + d.op;
   d.actual = "no rule";
-  d.hint = "add a rule for it in an overlay directory (QNNRULES_PATH or --rules DIR)";
+  // An ONNX op (io/OnnxBinding.h) reaches a rule through the rule's `onnx` entries, not targets.
+  if (d.op.starts_with("onnx::")) {
+    d.expected = "a rule whose onnx entries match this " + d.op.substr(6) + " node";
+    d.hint = "add an onnx entry to the rule of the QNN op it lowers to, or a rule in an overlay directory "
+             "(QNNRULES_PATH or --rules DIR)";
+  } else {
+    d.expected = "a rule whose targets include " + d.op;
+    d.hint = "add a rule for it in an overlay directory (QNNRULES_PATH or --rules DIR)";
+  }
   out_.push_back(std::move(d));
 }
 

@@ -19,6 +19,7 @@
 #include "qnnrules/GraphReader.h"
 #include "qnnrules/GraphWriter.h"
 #include "qnnrules/QdqReader.h"
+#include "qnnrules/io/OnnxBinding.h"
 
 namespace {
 
@@ -154,6 +155,8 @@ std::optional<int> prepare(const qnnrules::Engine& engine, const CliOptions& o, 
     p.diagnostics = std::move(folded.diagnostics);
     graph = std::move(folded.graph);
   }
+  // ONNX models: onnx:: nodes onto the rules, after the fold (io/OnnxBinding.h).
+  if (qnnrules::needsOnnxBinding(graph, engine.rules())) qnnrules::bindOnnxOps(graph, engine.rules());
   if (!o.annotate.empty()) {
     qnnrules::AnnotateOptions ao;
     ao.config = o.annotate;
@@ -297,7 +300,7 @@ int run(const CliOptions& o) {
 int main(int argc, char** argv) {
   CliOptions o;
   CLI::App app{"Checks a quantized graph against QNN backend rules before lowering."};
-  app.add_option("graph", o.graphPath, "graph file (JSON, qnnrules graph format v1)");
+  app.add_option("graph", o.graphPath, "graph file (JSON, qnnrules graph format v1, or an ONNX model)");
   app.add_option("--backend", o.backend, "backend: htp, lpai, gpu")->capture_default_str();
   auto* soc = app.add_option("--soc", o.soc, "target SoC, e.g. SM8650 (see --list-socs)")->capture_default_str();
   auto* strict = app.add_flag("--strict", o.strict, "violations are errors, exit 1 (default)");

@@ -10,6 +10,7 @@
 #include "qnnrules/AnnotationPattern.h"
 #include "qnnrules/QnnTypes.h"
 #include "qnnrules/SourceMark.h"
+#include "qnnrules/io/OnnxMapping.h"
 
 namespace qnnrules {
 
@@ -62,6 +63,7 @@ struct Rule {
   std::string reason;                    // kUnsupported: why
   std::vector<PortDecl> ports;           // inputs first (argument order), then outputs
   std::vector<Variant> variants;
+  std::vector<OnnxMapping> onnx;         // ONNX op types that reach this rule (io/OnnxMapping.h)
   SourceMark mark;                       // where it is written (for an inherited rule: the parent's file)
   std::string origin;                    // the rules directory it came from ("builtin" or a path)
 

@@ -25,12 +25,15 @@ class RuleSet {
   const std::vector<Rule>& rules() const { return rules_; }
   const Rule* findByTarget(std::string_view target) const;
   const Rule* findById(std::string_view id) const;
+  // The entries of every rule naming this ONNX op type, in rule order; null when none.
+  const std::vector<OnnxCandidate>* onnxCandidates(std::string_view opType) const;
 
  private:
   std::string backend_;
   std::vector<Rule> rules_;
   std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>> byTarget_;
   std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>> byId_;
+  std::unordered_map<std::string, std::vector<OnnxCandidate>, StringHash, std::equal_to<>> byOnnxOp_;
 };
 
 }  // namespace qnnrules

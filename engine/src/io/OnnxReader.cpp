@@ -1,0 +1,456 @@
+#include "qnnrules/io/OnnxReader.h"
+
+#include <onnx/onnx_pb.h>  // defines ONNX_API, then includes onnx-ml.pb.h
+#include <onnx/shape_inference/implementation.h>
+
+#include <deque>
+#include <functional>
+#include <limits>
+#include <queue>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "OnnxTensorData.h"
+
+namespace qnnrules {
+namespace {
+
+using namespace onnxio;  // NOLINT(google-build-using-namespace): the reader's own helpers
+
+struct TensorInfo {
+  int32_t type = kUndefined;
+  std::vector<int64_t> shape;
+  bool hasShape = false;
+};
+
+bool isDefaultDomain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
+
+// Q/DQ in the default domain, or ORT's contrib versions (16-bit before opset 21).
+bool isQdqDomain(const std::string& d) { return isDefaultDomain(d) || d == "com.microsoft"; }
+
+class Builder {
+ public:
+  Builder(onnx::ModelProto& model, std::string displayName) : model_(model), name_(std::move(displayName)) {}
+
+  GraphReadResult build() {
+    GraphReadResult r;
+    r.status = run();
+    if (r.status.isOk()) r.status = graph_.verify();
+    if (r.status.isOk()) r.graph = std::move(graph_);
+    return r;
+  }
+
+ private:
+  Status fail(std::string message) { return Status(StatusCode::kSchemaError, name_ + ": " + message, name_); }
+
+  std::string nodeLabel(const onnx::NodeProto& n) const {
+    return "node '" + displayName(n) + "' (" + n.op_type() + ")";
+  }
+  static std::string displayName(const onnx::NodeProto& n) {
+    if (!n.name().empty()) return n.name();
+    for (const std::string& o : n.output())
+      if (!o.empty()) return o;
+    return n.op_type();
+  }
+
+  Status run() {
+    const onnx::GraphProto& g = model_.graph();
+    graph_.name = g.name();
+    inferShapesIfNeeded();
+    collectTypes();
+    for (const onnx::TensorProto& t : g.initializer()) initializers_.emplace(t.name(), &t);
+    std::vector<int> order;
+    if (Status st = topologicalOrder(order); !st.isOk()) return st;
+    graph_.reserve(static_cast<size_t>(g.node_size() + g.input_size() + g.initializer_size() + 1));
+    for (const onnx::ValueInfoProto& in : g.input()) {
+      if (initializers_.count(in.name())) continue;  // an initializer with a default: a constant
+      Node n;
+      n.name = uniqueName(in.name());
+      n.kind = NodeKind::kInput;
+      n.outputs.push_back(metaOf(in.name()));
+      if (Status st = add(std::move(n), {in.name()}); !st.isOk()) return st;
+    }
+    for (int i : order) {
+      const onnx::NodeProto& n = g.node(i);
+      Status st = n.op_type() == "Constant" && isDefaultDomain(n.domain()) ? addConstant(n)
+                  : (n.op_type() == "QuantizeLinear" || n.op_type() == "DequantizeLinear") && isQdqDomain(n.domain())
+                      ? addQdq(n, n.op_type() == "QuantizeLinear")
+                      : addCall(n);
+      if (!st.isOk()) return st;
+    }
+    Node out;
+    out.name = uniqueName("output");
+    out.kind = NodeKind::kOutput;
+    Argument list;
+    list.kind = Argument::Kind::kList;
+    for (const onnx::ValueInfoProto& o : g.output()) {
+      StatusOr<Argument> a = ref(o.name(), "graph output '" + o.name() + "'");
+      if (!a.isOk()) return a.status();
+      list.list.push_back(std::move(*a));
+    }
+    out.args.push_back(std::move(list));
+    return add(std::move(out), {});
+  }
+
+  // Shapes for tensors without value_info. ONNX 1.12's inference may not know newer opsets or
+  // types; node-level failures are ignored (error_mode 0) and anything it throws leaves the
+  // shapes it could not infer unknown, which only matters to rules that split on rank.
+  void inferShapesIfNeeded() {
+    std::unordered_set<std::string> known;
+    const onnx::GraphProto& g = model_.graph();
+    for (const auto& v : g.value_info()) known.insert(v.name());
+    for (const auto& v : g.output()) known.insert(v.name());
+    bool missing = false;
+    for (const onnx::NodeProto& n : g.node())
+      for (const std::string& o : n.output()) missing = missing || (!o.empty() && !known.count(o));
+    if (!missing) return;
+    try {
+      onnx::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/0, /*data_prop=*/false);
+      onnx::shape_inference::InferShapes(model_, onnx::OpSchemaRegistry::Instance(), options);
+    } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): shapes stay unknown, see above
+    }
+  }
+
+  void noteType(const onnx::ValueInfoProto& v) {
+    if (!v.has_type() || !v.type().has_tensor_type()) return;
+    const auto& tt = v.type().tensor_type();
+    TensorInfo& info = types_[v.name()];
+    info.type = tt.elem_type();
+    if (tt.has_shape()) {
+      info.hasShape = true;
+      info.shape.clear();
+      for (const auto& d : tt.shape().dim()) info.shape.push_back(d.has_dim_value() ? d.dim_value() : -1);
+    }
+  }
+
+  void collectTypes() {
+    const onnx::GraphProto& g = model_.graph();
+    for (const auto& v : g.value_info()) noteType(v);
+    for (const auto& v : g.input()) noteType(v);
+    for (const auto& v : g.output()) noteType(v);
+    for (const onnx::TensorProto& t : g.initializer()) {
+      TensorInfo& info = types_[t.name()];
+      info.type = t.data_type();
+      info.hasShape = true;
+      info.shape.assign(t.dims().begin(), t.dims().end());
+    }
+  }
+
+  TensorMeta metaOf(const std::string& tensor) const {
+    TensorMeta m;
+    auto it = types_.find(tensor);
+    if (it == types_.end()) return m;
+    m.dtype = scalarTypeOf(it->second.type);
+    m.shape = it->second.shape;
+    return m;
+  }
+
+  // Kahn's algorithm, lowest node index first, so a model already in order keeps its order.
+  Status topologicalOrder(std::vector<int>& order) {
+    const onnx::GraphProto& g = model_.graph();
+    std::unordered_map<std::string_view, int> producer;
+    for (int i = 0; i < g.node_size(); ++i)
+      for (const std::string& o : g.node(i).output()) {
+        if (o.empty()) continue;
+        if (!producer.emplace(o, i).second)
+          return fail("tensor '" + o + "' is produced twice (by " + nodeLabel(g.node(producer[o])) + " and " +
+                      nodeLabel(g.node(i)) + ")");
+      }
+    std::unordered_set<std::string_view> outside;  // graph inputs and initializers
+    for (const auto& v : g.input()) outside.insert(v.name());
+    for (const auto& t : g.initializer()) outside.insert(t.name());
+    std::vector<std::vector<int>> users(static_cast<size_t>(g.node_size()));
+    std::vector<int> pending(static_cast<size_t>(g.node_size()), 0);
+    for (int i = 0; i < g.node_size(); ++i) {
+      const onnx::NodeProto& n = g.node(i);
+      for (int k = 0; k < n.input_size(); ++k) {
+        const std::string& in = n.input(k);
+        if (in.empty() || outside.count(in)) continue;
+        auto p = producer.find(in);
+        if (p == producer.end()) {
+          const bool qdqParam = (n.op_type() == "QuantizeLinear" || n.op_type() == "DequantizeLinear") && k > 0;
+          return fail(nodeLabel(n) + " input " + std::to_string(k) + " '" + in + "' " +
+                      (qdqParam ? "is a missing initializer: no initializer, Constant node or graph input has that name"
+                                : "is unknown: no node, graph input or initializer produces it"));
+        }
+        users[static_cast<size_t>(p->second)].push_back(i);
+        ++pending[static_cast<size_t>(i)];
+      }
+    }
+    for (const auto& o : g.output())
+      if (!o.name().empty() && !outside.count(o.name()) && !producer.count(o.name()))
+        return fail("graph output '" + o.name() + "' is unknown: no node, graph input or initializer produces it");
+    std::priority_queue<int, std::vector<int>, std::greater<>> ready;
+    for (int i = 0; i < g.node_size(); ++i)
+      if (pending[static_cast<size_t>(i)] == 0) ready.push(i);
+    while (!ready.empty()) {
+      int i = ready.top();
+      ready.pop();
+      order.push_back(i);
+      for (int u : users[static_cast<size_t>(i)])
+        if (--pending[static_cast<size_t>(u)] == 0) ready.push(u);
+    }
+    if (order.size() == static_cast<size_t>(g.node_size())) return Status::ok();
+    for (int i = 0; i < g.node_size(); ++i)
+      if (pending[static_cast<size_t>(i)] > 0)
+        return fail("the graph has a cycle: " + nodeLabel(g.node(i)) + " depends on its own output");
+    return fail("the graph has a cycle");
+  }
+
+  std::string uniqueName(const std::string& base) {
+    std::string n = base.empty() ? "node" : base;
+    for (int k = 2; graph_.findNode(n) || reserved_.count(n); ++k) n = base + "#" + std::to_string(k);
+    reserved_.insert(n);
+    return n;
+  }
+
+  // Adds a node whose outputs are the ONNX tensors `outputs` (by position).
+  Status add(Node n, const std::vector<std::string>& outputs) {
+    StatusOr<uint32_t> idx = graph_.addNode(std::move(n));
+    if (!idx.isOk()) return fail(idx.status().message());
+    for (size_t o = 0; o < outputs.size(); ++o)
+      if (!outputs[o].empty()) producers_[outputs[o]] = TensorRef{*idx, static_cast<uint32_t>(o)};
+    return Status::ok();
+  }
+
+  // A tensor argument; an initializer becomes a parameter node when first used as one.
+  StatusOr<Argument> ref(const std::string& tensor, const std::string& user) {
+    if (tensor.empty()) return Argument{};
+    if (auto p = producers_.find(tensor); p != producers_.end())
+      return Argument::tensorRef(p->second.node, p->second.output);
+    if (initializers_.count(tensor)) {
+      Node n;
+      n.name = uniqueName(tensor);
+      n.kind = NodeKind::kParameter;
+      n.outputs.push_back(metaOf(tensor));
+      if (Status st = add(std::move(n), {tensor}); !st.isOk()) return st;
+      return Argument::tensorRef(producers_[tensor].node, 0);
+    }
+    return fail(user + " refers to unknown tensor '" + tensor + "'");
+  }
+
+  static Argument attributeValue(const onnx::AttributeProto& a) {
+    Argument v;
+    switch (a.type()) {
+      case onnx::AttributeProto::INT: v.kind = Argument::Kind::kInt; v.i = a.i(); break;
+      case onnx::AttributeProto::FLOAT: v.kind = Argument::Kind::kFloat; v.f = a.f(); break;
+      case onnx::AttributeProto::STRING: v.kind = Argument::Kind::kString; v.s = a.s(); break;
+      case onnx::AttributeProto::INTS:
+        v.kind = Argument::Kind::kList;
+        for (int64_t x : a.ints()) v.list.push_back(Argument::integer(x));
+        break;
+      case onnx::AttributeProto::FLOATS:
+        v.kind = Argument::Kind::kList;
+        for (float x : a.floats()) {
+          Argument f;
+          f.kind = Argument::Kind::kFloat;
+          f.f = x;
+          v.list.push_back(f);
+        }
+        break;
+      default: break;  // tensors, graphs, strings lists: not needed by any rule
+    }
+    return v;
+  }
+
+  Status addCall(const onnx::NodeProto& on) {
+    Node n;
+    n.name = uniqueName(displayName(on));
+    n.kind = NodeKind::kCall;
+    const std::string domain = isDefaultDomain(on.domain()) ? "onnx" : on.domain();
+    n.targetId = graph_.internTarget(domain + "::" + on.op_type());
+    for (int k = 0; k < on.input_size(); ++k) {
+      StatusOr<Argument> a = ref(on.input(k), nodeLabel(on));
+      if (!a.isOk()) return a.status();
+      n.args.push_back(std::move(*a));
+    }
+    for (const onnx::AttributeProto& a : on.attribute()) n.kwargs.emplace_back(a.name(), attributeValue(a));
+    std::vector<std::string> outs(on.output().begin(), on.output().end());
+    for (const std::string& o : outs) n.outputs.push_back(metaOf(o));
+    return add(std::move(n), outs);
+  }
+
+  // A constant tensor a Q/DQ node may take its scale or zero point from.
+  Status addConstant(const onnx::NodeProto& on) {
+    const onnx::TensorProto* value = nullptr;
+    for (const onnx::AttributeProto& a : on.attribute()) {
+      if (a.name() == "value" && a.has_t()) {
+        value = &a.t();
+      } else if (a.name() == "value_float" || a.name() == "value_int") {
+        onnx::TensorProto& t = ownedTensors_.emplace_back();
+        if (a.name() == "value_float") {
+          t.set_data_type(kFloat);
+          t.add_float_data(a.f());
+        } else {
+          t.set_data_type(kInt64);
+          t.add_int64_data(a.i());
+        }
+        value = &t;
+      }
+    }
+    Node n;
+    n.name = uniqueName(displayName(on));
+    n.kind = NodeKind::kConstant;
+    const std::string out = on.output_size() ? on.output(0) : std::string();
+    TensorMeta m = metaOf(out);
+    if (value) {
+      m.dtype = scalarTypeOf(value->data_type());
+      m.shape.assign(value->dims().begin(), value->dims().end());
+      if (!out.empty()) constants_[out] = value;
+    }
+    n.outputs.push_back(std::move(m));
+    return add(std::move(n), {out});
+  }
+
+  const onnx::TensorProto* constantTensor(const std::string& name) const {
+    if (auto it = initializers_.find(name); it != initializers_.end()) return it->second;
+    if (auto it = constants_.find(name); it != constants_.end()) return it->second;
+    return nullptr;
+  }
+
+  static const onnx::AttributeProto* attribute(const onnx::NodeProto& n, std::string_view name) {
+    for (const onnx::AttributeProto& a : n.attribute())
+      if (a.name() == name) return &a;
+    return nullptr;
+  }
+
+  // QuantizeLinear(x, y_scale, y_zero_point?) / DequantizeLinear(x, x_scale, x_zero_point?) ->
+  // quantized_decomposed.{quantize,dequantize}_per_{tensor,channel} with literal scales and zero
+  // points, the form foldQdq reads. Block-wise (opset 21 block_size) is the per-channel form plus
+  // a block_size keyword.
+  Status addQdq(const onnx::NodeProto& on, bool quantize) {
+    const std::string label = nodeLabel(on);
+    if (on.input_size() < 2 || on.input(1).empty()) return fail(label + " has no scale input");
+    if (on.output_size() < 1) return fail(label + " has no output");
+    const onnx::TensorProto* scale = constantTensor(on.input(1));
+    if (!scale)
+      return fail(label + " scale '" + on.input(1) +
+                  "' is a missing initializer: the scale must be an initializer or a Constant node's output");
+    const onnx::TensorProto* zp = nullptr;
+    if (on.input_size() > 2 && !on.input(2).empty()) {
+      zp = constantTensor(on.input(2));
+      if (!zp)
+        return fail(label + " zero point '" + on.input(2) +
+                    "' is a missing initializer: the zero point must be an initializer or a Constant node's output");
+    }
+    std::string why;
+    std::vector<double> scales;
+    if (!readFloats(*scale, scales, why)) return fail(label + " cannot read scale '" + on.input(1) + "': " + why);
+    std::vector<int64_t> zps;
+    if (zp && !readInts(*zp, zps, why)) return fail(label + " cannot read zero point '" + on.input(2) + "': " + why);
+
+    // The quantized type: the zero point's, else output_dtype (Q, opset 21), else the input's
+    // (DQ), else uint8 (the ONNX default).
+    int32_t qtype = kUInt8;
+    if (zp) {
+      qtype = zp->data_type();
+    } else if (const onnx::AttributeProto* a = attribute(on, "output_dtype"); quantize && a && a->i() != 0) {
+      qtype = static_cast<int32_t>(a->i());
+    } else if (!quantize) {
+      if (auto it = types_.find(on.input(0)); it != types_.end() && it->second.type != kUndefined) qtype = it->second.type;
+    }
+    std::optional<QuantStorage> storage = quantStorageOf(qtype);
+    if (!storage) return fail(label + " quantizes to " + onnxTypeName(qtype) + ", which qnnrules does not read (8, 16 and 32-bit integers and int4/uint4 are)");
+    if (zps.empty()) zps.assign(std::max<size_t>(scales.size(), 1), 0);
+    if (zps.size() != scales.size())
+      return fail(label + " has " + std::to_string(scales.size()) + " scale(s) but " + std::to_string(zps.size()) +
+                  " zero point(s)");
+
+    const std::string& x = on.input(0);
+    const TensorInfo* xInfo = nullptr;
+    if (auto it = types_.find(x); it != types_.end() && it->second.hasShape) xInfo = &it->second;
+    const int64_t rank = xInfo ? static_cast<int64_t>(xInfo->shape.size()) : -1;
+    int64_t blockSize = 0;
+    if (const onnx::AttributeProto* a = attribute(on, "block_size")) blockSize = a->i();
+    int64_t axis = 1;
+    if (const onnx::AttributeProto* a = attribute(on, "axis")) axis = a->i();
+    if (axis < 0 && rank > 0) axis += rank;
+    const bool perTensor = scales.size() == 1 && scale->dims_size() <= 1 && blockSize == 0;
+    if (!perTensor && (axis < 0 || (rank >= 0 && axis >= rank)))
+      return fail(label + " axis " + std::to_string(axis) + " is outside the input's rank " + std::to_string(rank));
+
+    if (!perTensor && blockSize == 0 && xInfo && xInfo->shape[static_cast<size_t>(axis)] > 0 &&
+        static_cast<int64_t>(scales.size()) != xInfo->shape[static_cast<size_t>(axis)])
+      return fail(label + " has " + std::to_string(scales.size()) + " scales for the " +
+                  std::to_string(xInfo->shape[static_cast<size_t>(axis)]) + " channels of axis " + std::to_string(axis));
+    Node n;
+    n.name = uniqueName(displayName(on));
+    n.kind = NodeKind::kCall;
+    const std::string op = std::string(quantize ? "quantize" : "dequantize") + (perTensor ? "_per_tensor" : "_per_channel");
+    n.targetId = graph_.internTarget("quantized_decomposed." + op + ".default");
+    StatusOr<Argument> xa = ref(x, label);
+    if (!xa.isOk()) return xa.status();
+    n.args.push_back(std::move(*xa));
+    auto real = [](double v) { Argument a; a.kind = Argument::Kind::kFloat; a.f = v; return a; };
+    if (perTensor) {
+      n.args.push_back(real(scales[0]));
+      n.args.push_back(Argument::integer(zps[0]));
+    } else {
+      Argument s, z;
+      s.kind = z.kind = Argument::Kind::kList;
+      for (double v : scales) s.list.push_back(real(v));
+      for (int64_t v : zps) z.list.push_back(Argument::integer(v));
+      n.args.push_back(std::move(s));
+      n.args.push_back(std::move(z));
+      // Block-wise: the blocks run along `axis` (the input channels); the channels they
+      // belong to are the other weight axis (output channels), as LPBQ specs write them.
+      n.args.push_back(Argument::integer(blockSize > 0 ? (axis == 0 ? 1 : 0) : axis));
+    }
+    n.args.push_back(Argument::integer(storage->quantMin));
+    n.args.push_back(Argument::integer(storage->quantMax));
+    Argument dtype;
+    dtype.kind = Argument::Kind::kString;
+    dtype.s = "torch." + std::string(scalarTypeName(storage->dtype));
+    n.args.push_back(std::move(dtype));
+    if (blockSize > 0) {
+      if (rank < 2) return fail(label + " is block-wise but its input's rank is unknown or below 2");
+      Argument bs;
+      bs.kind = Argument::Kind::kList;
+      for (int64_t d = 0; d < rank; ++d) bs.list.push_back(Argument::integer(d == axis ? blockSize : 1));
+      n.kwargs.emplace_back("block_size", std::move(bs));
+    }
+    TensorMeta out = metaOf(on.output(0));
+    if (!xInfo && out.shape.empty()) out.shape = metaOf(x).shape;
+    if (quantize) out.dtype = storage->dtype;
+    n.outputs.push_back(std::move(out));
+    return add(std::move(n), {on.output(0)});
+  }
+
+  onnx::ModelProto& model_;
+  std::string name_;
+  Graph graph_;
+  std::unordered_map<std::string, TensorInfo> types_;
+  std::unordered_map<std::string, const onnx::TensorProto*> initializers_;
+  std::unordered_map<std::string, const onnx::TensorProto*> constants_;
+  std::deque<onnx::TensorProto> ownedTensors_;  // scalar Constant attributes as tensors (stable addresses)
+  std::unordered_map<std::string, TensorRef> producers_;
+  std::unordered_set<std::string> reserved_;
+};
+
+}  // namespace
+
+GraphReadResult readOnnxModel(std::string_view bytes, const std::string& displayName) {
+  GraphReadResult r;
+  auto model = std::make_unique<onnx::ModelProto>();
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
+    r.status = Status(StatusCode::kLimitExceeded, displayName + ": an ONNX model above 2 GiB must keep its weights as external data", displayName);
+    return r;
+  }
+  if (!model->ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    r.status = Status(StatusCode::kParseError,
+                      displayName + ": not a JSON graph, and not a readable ONNX model (the protobuf does not parse: "
+                                    "the file is truncated or corrupt, or not a model at all)",
+                      displayName);
+    return r;
+  }
+  if (!model->has_graph() || model->ir_version() <= 0) {
+    r.status = Status(StatusCode::kParseError,
+                      displayName + ": not a JSON graph, and not an ONNX model (no " +
+                          (model->has_graph() ? "IR version" : "graph") + " in the protobuf)",
+                      displayName);
+    return r;
+  }
+  return Builder(*model, displayName).build();
+}
+
+}  // namespace qnnrules

@@ -1,0 +1,299 @@
+#!/usr/bin/env python3
+"""Writes the ONNX test models of tests/data/onnx/ and, for each QDQ case, the equivalent
+qnnrules JSON graph (ATen targets, quantized_decomposed Q/DQ nodes, the same node names), so a
+test can require that both give the same diagnostics.
+
+Run with the project's venv (it needs the onnx package):
+    .venv/bin/python tests/data/onnx/make_models.py [OUT_DIR]     # default: this directory
+
+The output is deterministic: the tests regenerate it into a temporary directory and compare
+the bytes with the committed files.
+"""
+import json
+import os
+import sys
+
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+import numpy as np
+
+OPSET = 21  # QuantizeLinear/DequantizeLinear with block_size, int4/uint4, int16/uint16
+
+# name -> (ONNX type, torch dtype name, quant_min, quant_max); 4-bit types in 8-bit containers.
+QTYPES = {
+    "uint8": (TensorProto.UINT8, "torch.uint8", 0, 255),
+    "int8": (TensorProto.INT8, "torch.int8", -128, 127),
+    "uint16": (TensorProto.UINT16, "torch.uint16", 0, 65535),
+    "int16": (TensorProto.INT16, "torch.int16", -32768, 32767),
+    "int32": (TensorProto.INT32, "torch.int32", -2**31, 2**31 - 1),
+    "int4": (TensorProto.INT4, "torch.int8", -8, 7),
+    "uint4": (TensorProto.UINT4, "torch.uint8", 0, 15),
+}
+NP_TYPES = {"uint8": np.uint8, "int8": np.int8, "uint16": np.uint16, "int16": np.int16, "int32": np.int32}
+
+
+def ref(name):
+    return {"ref": name}
+
+
+def f32(x):
+    """ONNX stores scales as float32: the equivalent JSON graph carries the same values."""
+    return float(np.float32(x))
+
+
+class Case:
+    """One model, written both as ONNX and as the qnnrules JSON graph it must read as."""
+
+    def __init__(self, name, value_info=True):
+        self.name = name
+        self.value_info = value_info
+        self.nodes, self.inits, self.inputs, self.outputs = [], [], [], []
+        self.json_nodes = []
+        self.shapes = {}
+
+    def _const(self, name, dtype, values, dims):
+        if dtype in ("int4", "uint4"):
+            t = helper.make_tensor(name, QTYPES[dtype][0], dims, list(values))
+        elif dtype in NP_TYPES:
+            t = numpy_helper.from_array(np.array(values, dtype=NP_TYPES[dtype]).reshape(dims), name)
+        else:
+            t = numpy_helper.from_array(np.array(values, dtype=np.float32).reshape(dims), name)
+        self.inits.append(t)
+
+    def input(self, name, shape):
+        self.inputs.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, shape))
+        self.shapes[name] = shape
+        self.json_nodes.append({"name": name, "kind": "input", "outputs": [{"dtype": "float32", "shape": shape}]})
+        return name
+
+    def qdq(self, t, dtype, scale, zp):
+        """Activation t -> QuantizeLinear -> DequantizeLinear (per tensor)."""
+        s, z = f"{t}_scale", f"{t}_zp"
+        self._const(s, "float", [scale], [])
+        self._const(z, dtype, [zp], [])
+        q, dq = f"{t}_q", f"{t}_dq"
+        self.nodes.append(helper.make_node("QuantizeLinear", [t, s, z], [q], name=q))
+        self.nodes.append(helper.make_node("DequantizeLinear", [q, s, z], [dq], name=dq))
+        self.shapes[q] = self.shapes[dq] = self.shapes[t]
+        _, tdt, qmin, qmax = QTYPES[dtype]
+        shape = self.shapes[t]
+        self.json_nodes.append({"name": q, "kind": "call", "target": "quantized_decomposed.quantize_per_tensor.default",
+                                "args": [ref(t), f32(scale), zp, qmin, qmax, tdt],
+                                "outputs": [{"dtype": tdt[6:], "shape": shape}]})
+        self.json_nodes.append({"name": dq, "kind": "call", "target": "quantized_decomposed.dequantize_per_tensor.default",
+                                "args": [ref(q), f32(scale), zp, qmin, qmax, tdt],
+                                "outputs": [{"dtype": "float32", "shape": shape}]})
+        return dq
+
+    def weight(self, name, dtype, shape, scales, zps, axis=0, block=None):
+        """A quantized initializer and its DequantizeLinear: per tensor (one scale), per axis, or
+        block-wise (block = block size along `axis`, scales shaped like the blocks)."""
+        count = int(np.prod(shape))
+        values = [((i * 7) % 11) - 5 for i in range(count)]  # small deterministic codes, fit int4
+        self._const(name, dtype, values, shape)
+        s, z = f"{name}_scale", f"{name}_zp"
+        per_tensor = len(scales) == 1 and block is None
+        if block is None:
+            sdims = [] if per_tensor else [len(scales)]
+        else:
+            sdims = list(shape)
+            sdims[axis] = shape[axis] // block
+        self._const(s, "float", scales, sdims)
+        self._const(z, dtype, zps, sdims)
+        dq = f"{name}_dq"
+        attrs = {} if per_tensor else {"axis": axis}
+        if block is not None:
+            attrs["block_size"] = block
+        self.nodes.append(helper.make_node("DequantizeLinear", [name, s, z], [dq], name=dq, **attrs))
+        self.shapes[dq] = shape
+        _, tdt, qmin, qmax = QTYPES[dtype]
+        self.json_nodes.append({"name": name, "kind": "parameter", "outputs": [{"dtype": tdt[6:], "shape": shape}]})
+        if per_tensor:
+            args = [ref(name), f32(scales[0]), zps[0], qmin, qmax, tdt]
+            target = "quantized_decomposed.dequantize_per_tensor.default"
+        else:
+            ch_axis = (1 if axis == 0 else 0) if block is not None else axis
+            args = [ref(name), [f32(v) for v in scales], zps, ch_axis, qmin, qmax, tdt]
+            target = "quantized_decomposed.dequantize_per_channel.default"
+        node = {"name": dq, "kind": "call", "target": target, "args": args,
+                "outputs": [{"dtype": "float32", "shape": shape}]}
+        if block is not None:
+            node["kwargs"] = {"block_size": [block if d == axis else 1 for d in range(len(shape))]}
+        self.json_nodes.append(node)
+        return dq
+
+    def op(self, op_type, aten, name, inputs, out_shape, attrs=None, json_inputs=None):
+        self.nodes.append(helper.make_node(op_type, inputs, [name], name=name, **(attrs or {})))
+        self.shapes[name] = out_shape
+        args = [ref(i) if i else None for i in (json_inputs if json_inputs is not None else inputs)]
+        self.json_nodes.append({"name": name, "kind": "call", "target": aten, "args": args,
+                                "outputs": [{"dtype": "float32", "shape": out_shape}]})
+        return name
+
+    def output(self, t):
+        self.outputs.append(helper.make_tensor_value_info(t, TensorProto.FLOAT, self.shapes[t]))
+        self.json_nodes.append({"name": "output", "kind": "output", "args": [[ref(t)]]})
+
+    def model(self):
+        value_info = []
+        if self.value_info:
+            graph_io = {v.name for v in self.inputs + self.outputs}
+            for n in self.nodes:
+                for o in n.output:
+                    if o not in graph_io:
+                        elem = TensorProto.FLOAT
+                        if n.op_type == "QuantizeLinear":
+                            elem = next(i for i in self.inits if i.name == n.input[2]).data_type
+                        value_info.append(helper.make_tensor_value_info(o, elem, self.shapes[o]))
+        g = helper.make_graph(self.nodes, self.name, self.inputs, self.outputs, self.inits, value_info=value_info)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="qnnrules-tests")
+        m.ir_version = 10
+        return m
+
+    def graph_json(self):
+        return {"format": "qnnrules-graph", "version": 1, "name": self.name, "nodes": self.json_nodes}
+
+
+def conv_8a8w():
+    c = Case("conv_8a8w")
+    x = c.qdq(c.input("x", [1, 3, 8, 8]), "uint8", 0.02, 128)
+    w = c.weight("w", "int8", [4, 3, 3, 3], [0.01, 0.02, 0.03, 0.04], [0, 0, 0, 0], axis=0)
+    b = c.weight("b", "int32", [4], [0.0002, 0.0004, 0.0006, 0.0008], [0, 0, 0, 0], axis=0)
+    y = c.op("Conv", "aten.conv2d.default", "conv", [x, w, b], [1, 4, 6, 6])
+    c.output(c.qdq(y, "uint8", 0.05, 10))
+    return c
+
+
+def linear_16a8w():
+    c = Case("linear_16a8w")
+    x = c.qdq(c.input("x", [2, 16]), "uint16", 0.0001, 32768)
+    w = c.weight("w", "int8", [8, 16], [0.01] * 8, [0] * 8, axis=0)
+    b = c.weight("b", "int32", [8], [0.000001] * 8, [0] * 8, axis=0)
+    y = c.op("Gemm", "aten.linear.default", "fc", [x, w, b], [2, 8], attrs={"transB": 1})
+    c.output(c.qdq(y, "uint16", 0.0002, 30000))
+    return c
+
+
+def matmul_16a16w():
+    c = Case("matmul_16a16w")
+    a = c.qdq(c.input("a", [1, 4, 8]), "uint16", 0.0001, 32768)
+    b = c.qdq(c.input("b", [1, 8, 4]), "int16", 0.0001, 0)
+    y = c.op("MatMul", "aten.matmul.default", "mm", [a, b], [1, 4, 4])
+    c.output(c.qdq(y, "uint16", 0.001, 32768))
+    return c
+
+
+def conv_16a4w():
+    c = Case("conv_16a4w")
+    x = c.qdq(c.input("x", [1, 4, 6, 6]), "uint16", 0.0001, 32768)
+    w = c.weight("w", "int4", [2, 4, 1, 1], [0.1, 0.2], [0, 0], axis=0)
+    y = c.op("Conv", "aten.conv2d.default", "conv", [x, w], [1, 2, 6, 6])
+    c.output(c.qdq(y, "uint16", 0.0002, 32768))
+    return c
+
+
+def linear_16a4w_block():
+    c = Case("linear_16a4w_block")
+    x = c.qdq(c.input("x", [1, 64]), "uint16", 0.0001, 32768)
+    w = c.weight("w", "int4", [4, 64], [0.01 * (i + 1) for i in range(8)], [0] * 8, axis=1, block=32)
+    y = c.op("Gemm", "aten.linear.default", "fc", [x, w], [1, 4], attrs={"transB": 1})
+    c.output(c.qdq(y, "uint16", 0.0002, 32768))
+    return c
+
+
+def add_8a():
+    c = Case("add_8a")
+    a = c.qdq(c.input("a", [1, 8]), "uint8", 0.01, 128)
+    b = c.qdq(c.input("b", [1, 8]), "uint8", 0.02, 100)
+    y = c.op("Add", "aten.add.Tensor", "add", [a, b], [1, 8])
+    c.output(c.qdq(y, "uint8", 0.03, 120))
+    return c
+
+
+def sigmoid(scale, name):
+    c = Case(name)
+    x = c.qdq(c.input("x", [1, 4, 2, 2]), "uint8", 0.05, 128)
+    y = c.op("Sigmoid", "aten.sigmoid.default", "sig", [x], [1, 4, 2, 2])
+    c.output(c.qdq(y, "uint8", scale, 0))
+    return c
+
+
+def no_rule():
+    """Hardmax has no rule on any backend: reported, never valid by silence."""
+    c = Case("no_rule")
+    x = c.qdq(c.input("x", [1, 8]), "uint8", 0.01, 128)
+    y = c.op("Hardmax", "onnx::Hardmax", "hardmax", [x], [1, 8])
+    c.output(c.qdq(y, "uint8", 1 / 256, 0))
+    return c
+
+
+def conv3d_float():
+    """Float Conv on a rank-5 tensor behind a Relu, without value_info: the rank that sends it
+    to the conv3d rule comes from ONNX shape inference."""
+    c = Case("conv3d_float", value_info=False)
+    x = c.input("x", [1, 2, 4, 4, 4])
+    r = c.op("Relu", "aten.relu.default", "relu", [x], [1, 2, 4, 4, 4])
+    c._const("w", "float", [0.5] * (3 * 2 * 1 * 1 * 1), [3, 2, 1, 1, 1])
+    y = c.op("Conv", "aten.conv3d.default", "conv", [r, "w"], [1, 3, 4, 4, 4])
+    c.output(y)
+    return c
+
+
+CASES = [conv_8a8w, linear_16a8w, matmul_16a16w, conv_16a4w, linear_16a4w_block, add_8a,
+         lambda: sigmoid(1 / 255, "sigmoid_wrong_scale"), lambda: sigmoid(1 / 256, "sigmoid_right_scale"),
+         no_rule, conv3d_float]
+
+
+def broken_models(good):
+    """Bad inputs, each a clear error with exit code 2."""
+    raw = good.SerializeToString()
+    out = {"truncated.onnx": raw[: len(raw) // 2],
+           "corrupt.onnx": b"\x08\x0a\x3a\xff\xff\xff\xff\x0f" + bytes(range(256)) * 4}
+
+    def edited(edit):
+        m = onnx.ModelProto()
+        m.CopyFrom(good)
+        edit(m.graph)
+        return m.SerializeToString()
+
+    def unknown_ref(g):
+        g.node[2].input[0] = "nowhere"  # the first weight's DequantizeLinear reads a tensor nobody makes
+
+    def cycle(g):
+        # x_q now reads the conv's quantized output: x_q -> x_dq -> conv -> conv_q -> x_q.
+        g.node[0].input[0] = "conv_q"
+
+    def missing_initializer(g):
+        keep = [t for t in g.initializer if t.name != "w_scale"]
+        del g.initializer[:]
+        g.initializer.extend(keep)
+
+    out["unknown_ref.onnx"] = edited(unknown_ref)
+    out["cycle.onnx"] = edited(cycle)
+    out["missing_initializer.onnx"] = edited(missing_initializer)
+    return out
+
+
+def main():
+    out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
+    os.makedirs(out_dir, exist_ok=True)
+    models = {}
+    for make in CASES:
+        c = make()
+        m = c.model()
+        if c.value_info:
+            onnx.checker.check_model(m)
+        models[c.name] = m
+        with open(os.path.join(out_dir, c.name + ".onnx"), "wb") as f:
+            f.write(m.SerializeToString())
+        if c.name != "conv3d_float":
+            with open(os.path.join(out_dir, c.name + ".json"), "w") as f:
+                json.dump(c.graph_json(), f, indent=1)
+                f.write("\n")
+    for name, data in broken_models(models["conv_8a8w"]).items():
+        with open(os.path.join(out_dir, name), "wb") as f:
+            f.write(data)
+
+
+if __name__ == "__main__":
+    main()

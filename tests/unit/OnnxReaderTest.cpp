@@ -1,0 +1,179 @@
+// ONNX models -> Graph: Q/DQ nodes read into the quantize/dequantize form foldQdq folds
+// (per tensor, per axis, int4 in an 8-bit container, int16, int32 bias, block-wise), onnx::
+// nodes bound onto the HTP rules by their `onnx` entries (rank and constant-input conditions,
+// port mapping), shapes from ONNX shape inference where value_info is missing, and every bad
+// model a failed read with one clear message. Models: tests/data/onnx/make_models.py.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "TestUtil.h"
+#include "qnnrules/Engine.h"
+#include "qnnrules/GraphReader.h"
+#include "qnnrules/PortType.h"
+#include "qnnrules/QdqReader.h"
+#include "qnnrules/io/OnnxBinding.h"
+
+namespace qnnrules {
+namespace {
+
+const std::string kOnnxDir = std::string(QNNRULES_TEST_DATA_DIR) + "/onnx/";
+
+const RuleSet& htpRules() {
+  static const Engine engine = [] {
+    EngineOptions o;
+    o.backend = "htp";
+    o.soc = "SM8650";
+    o.useEnvironment = false;
+    return Engine(o);
+  }();
+  EXPECT_TRUE(engine.ok()) << engine.status().message();
+  return engine.rules();
+}
+
+// Read, fold, bind: what qnn-validate does before validating.
+Graph prepared(const std::string& model) {
+  GraphReadResult r = readGraphFile(kOnnxDir + model);
+  EXPECT_TRUE(r.ok()) << r.status.message();
+  QdqFoldResult f = foldQdq(r.graph);
+  EXPECT_TRUE(f.status.isOk()) << f.status.message();
+  EXPECT_TRUE(f.diagnostics.empty());
+  bindOnnxOps(f.graph, htpRules());
+  return std::move(f.graph);
+}
+
+const Node& nodeNamed(const Graph& g, const std::string& name) {
+  std::optional<uint32_t> i = g.findNode(name);
+  EXPECT_TRUE(i.has_value()) << name;
+  return g.node(i.value_or(0));
+}
+
+TEST(OnnxReader, QdqNodesBecomeQuantizeDequantizeNodesAndOpsKeepTheirOnnxType) {
+  GraphReadResult r = readGraphFile(kOnnxDir + "conv_8a8w.onnx");
+  ASSERT_TRUE(r.ok()) << r.status.message();
+  const Graph& g = r.graph;
+  EXPECT_EQ(g.name, "conv_8a8w");
+  EXPECT_EQ(g.target(nodeNamed(g, "conv")), "onnx::Conv");
+  EXPECT_EQ(g.target(nodeNamed(g, "x_q")), "quantized_decomposed.quantize_per_tensor.default");
+  EXPECT_EQ(g.target(nodeNamed(g, "w_dq")), "quantized_decomposed.dequantize_per_channel.default");
+  EXPECT_EQ(nodeNamed(g, "x").kind, NodeKind::kInput);
+  EXPECT_EQ(nodeNamed(g, "w").kind, NodeKind::kParameter);
+  EXPECT_EQ(nodeNamed(g, "w").outputs[0].dtype, ScalarType::kInt8);
+  EXPECT_EQ(nodeNamed(g, "w").outputs[0].shape, (std::vector<int64_t>{4, 3, 3, 3}));
+  // Scales and zero points are literals of the Q/DQ nodes, not parameter nodes.
+  EXPECT_FALSE(g.findNode("w_scale").has_value());
+  EXPECT_TRUE(isQdqGraph(g));
+}
+
+TEST(OnnxReader, ConvPortsCarryTheFoldedPerChannelAndBiasEncodings) {
+  Graph g = prepared("conv_8a8w.onnx");
+  const Node& conv = nodeNamed(g, "conv");
+  EXPECT_EQ(g.target(conv), "aten.conv2d.default");
+  ASSERT_EQ(conv.args.size(), 3u);
+  const QuantSpec& x = *conv.args[0].qspec;
+  EXPECT_EQ(x.dtype, ScalarType::kUInt8);
+  EXPECT_EQ(x.scales, std::vector<double>{0.019999999552965164});  // float32 0.02, little-endian raw data
+  EXPECT_EQ(x.zeroPoints, std::vector<int64_t>{128});
+  const QuantSpec& w = *conv.args[1].qspec;
+  EXPECT_EQ(w.qscheme, QScheme::kPerChannelSymmetric);
+  EXPECT_EQ(w.chAxis, 0);
+  EXPECT_EQ(w.scales.size(), 4u);
+  EXPECT_EQ(portTypeOf(w).encoding, Encoding::kAxisScaleOffset);
+  const QuantSpec& b = *conv.args[2].qspec;
+  EXPECT_EQ(b.dtype, ScalarType::kInt32);
+  EXPECT_EQ(portTypeOf(b).datatype, QnnDatatype::kSFixed32);
+  EXPECT_EQ(conv.outputs[0].qspec->zeroPoints, std::vector<int64_t>{10});
+}
+
+TEST(OnnxReader, Int4WeightsAreFourBitsInAnEightBitContainer) {
+  Graph g = prepared("conv_16a4w.onnx");
+  const QuantSpec& w = *nodeNamed(g, "conv").args[1].qspec;
+  EXPECT_EQ(w.dtype, ScalarType::kInt8);
+  EXPECT_EQ(w.quantMin, -8);
+  EXPECT_EQ(w.quantMax, 7);
+  PortType p = portTypeOf(w);
+  EXPECT_EQ(p.datatype, QnnDatatype::kSFixed8);
+  EXPECT_EQ(p.bitwidth, 4);
+  EXPECT_EQ(p.encoding, Encoding::kBwAxisScaleOffset);
+  EXPECT_EQ(portTypeOf(*nodeNamed(g, "conv").args[0].qspec).datatype, QnnDatatype::kUFixed16);
+}
+
+TEST(OnnxReader, BlockSizeGivesTheBlockwiseSpec) {
+  Graph g = prepared("linear_16a4w_block.onnx");
+  const Node& fc = nodeNamed(g, "fc");
+  EXPECT_EQ(g.target(fc), "aten.linear.default");
+  const QuantSpec& w = *fc.args[1].qspec;
+  EXPECT_EQ(w.blockSize, (std::vector<int64_t>{1, 32}));
+  EXPECT_EQ(w.chAxis, 0);  // blocks run along axis 1 (input channels); channels are axis 0
+  EXPECT_EQ(w.scales.size(), 8u);
+  EXPECT_EQ(portTypeOf(w).encoding, Encoding::kBlockwiseExpansion);
+}
+
+TEST(OnnxReader, RulesSplitOneOnnxOpByRankAndConstantInputs) {
+  // Gemm with a constant weight is the linear rule; MatMul of two activations the matmul rule.
+  EXPECT_EQ(prepared("linear_16a8w.onnx").target(nodeNamed(prepared("linear_16a8w.onnx"), "fc")),
+            "aten.linear.default");
+  Graph mm = prepared("matmul_16a16w.onnx");
+  EXPECT_EQ(mm.target(nodeNamed(mm, "mm")), "aten.matmul.default");
+  // Rank 5 behind a Relu and without value_info: shape inference gives the rank, conv3d's rule.
+  Graph c3 = prepared("conv3d_float.onnx");
+  EXPECT_EQ(nodeNamed(c3, "relu").outputs[0].shape, (std::vector<int64_t>{1, 2, 4, 4, 4}));
+  EXPECT_EQ(c3.target(nodeNamed(c3, "conv")), "aten.conv3d.default");
+  EXPECT_EQ(c3.target(nodeNamed(c3, "relu")), "aten.relu.default");
+}
+
+TEST(OnnxReader, AnOpNoRuleNamesKeepsItsOnnxTarget) {
+  Graph g = prepared("no_rule.onnx");
+  EXPECT_EQ(g.target(nodeNamed(g, "hardmax")), "onnx::Hardmax");
+  EXPECT_FALSE(needsOnnxBinding(g, htpRules()));
+}
+
+struct BadModel {
+  const char* file;
+  StatusCode code;
+  const char* message;  // after "<path>: "
+};
+inline void PrintTo(const BadModel& c, std::ostream* os) { *os << c.file; }
+
+class OnnxBadModel : public ::testing::TestWithParam<BadModel> {};
+
+TEST_P(OnnxBadModel, FailsWithOneClearMessage) {
+  const BadModel& c = GetParam();
+  GraphReadResult r = readGraphFile(kOnnxDir + c.file);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status.code(), c.code);
+  EXPECT_EQ(r.status.message(), kOnnxDir + c.file + ": " + c.message);
+  EXPECT_TRUE(r.graph.nodes().empty());  // never a half-built graph
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Models, OnnxBadModel,
+    ::testing::Values(
+        BadModel{"truncated.onnx", StatusCode::kParseError,
+                 "not a JSON graph, and not a readable ONNX model (the protobuf does not parse: the file is truncated "
+                 "or corrupt, or not a model at all)"},
+        BadModel{"corrupt.onnx", StatusCode::kParseError,
+                 "not a JSON graph, and not a readable ONNX model (the protobuf does not parse: the file is truncated "
+                 "or corrupt, or not a model at all)"},
+        BadModel{"unknown_ref.onnx", StatusCode::kSchemaError,
+                 "node 'w_dq' (DequantizeLinear) input 0 'nowhere' is unknown: no node, graph input or initializer "
+                 "produces it"},
+        BadModel{"cycle.onnx", StatusCode::kSchemaError,
+                 "the graph has a cycle: node 'x_q' (QuantizeLinear) depends on its own output"},
+        BadModel{"missing_initializer.onnx", StatusCode::kSchemaError,
+                 "node 'w_dq' (DequantizeLinear) input 1 'w_scale' is a missing initializer: no initializer, Constant "
+                 "node or graph input has that name"}),
+    [](const ::testing::TestParamInfo<BadModel>& p) {
+      std::string n = p.param.file;
+      return n.substr(0, n.find('.'));
+    });
+
+TEST(OnnxReader, TextThatIsNotJsonStillGetsTheJsonReadersError) {
+  testing::TempDir d;
+  GraphReadResult r = readGraphFile(d.write("g.json", "[1, 2]\n"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status.message().find("ONNX"), std::string::npos) << r.status.message();
+}
+
+}  // namespace
+}  // namespace qnnrules
