@@ -63,6 +63,26 @@ def _cases_text(cases, limit=4):
     return ", ".join(cases[:limit]) + (f" and {len(cases) - limit} more" if len(cases) > limit else "")
 
 
+def _verdict_counts(summary, decisions, kind, parse):
+    counts = {}
+    for key, e in aggregate(summary, kind).items():
+        verdict = decide(decisions[kind], parse(key))[1]["verdict"]
+        counts[verdict] = counts.get(verdict, 0) + 1
+    return ", ".join(f"{n} {v}" for v, n in sorted(counts.items())) or "none"
+
+
+def _headline(summary, decisions):
+    results = [r for by_config in summary["results"].values() for r in by_config.values()]
+    clean = sum(1 for r in results if not r["diagnostics"])
+    diags = sum(sum(r["diagnostics"].values()) for r in results)
+    same = sum(1 for r in results if not r["differences"])
+    return (f"**Summary.** {len(results)} graphs ({len(summary['results'])} models x 5 configs): {clean} validate with "
+            f"no diagnostic; the other {len(results) - clean} have {diags} diagnostics in "
+            f"{len(aggregate(summary, 'diagnostics'))} groups ({_verdict_counts(summary, decisions, 'diagnostics', parse_diag)}). "
+            f"qnnrules's own annotation matches ExecuTorch's port for port on {same} graphs; the differences fall into "
+            f"{len(aggregate(summary, 'differences'))} classes ({_verdict_counts(summary, decisions, 'differences', parse_diff)}).")
+
+
 def write(summary, decisions_path, doc_path):
     decisions = load(decisions_path)
     v = summary["versions"]
@@ -76,6 +96,8 @@ def write(summary, decisions_path, doc_path):
         "```sh",
         "# regenerate (needs the venv and the build tree's Python module)",
         "EXECUTORCH_BUILDING_WHEEL=1 PYTHONPATH=build/python .venv/bin/python tools/conformance/executorch/run.py",
+        "# after editing tests/conformance/executorch/decisions.json: rewrite this page only",
+        "/usr/bin/python3 tools/conformance/executorch/run.py --report-only",
         "# re-check the recorded verdicts against the current rules (CTest: conformance_executorch)",
         "/usr/bin/ctest --test-dir build -R conformance_executorch --output-on-failure",
         "```",
@@ -95,6 +117,8 @@ def write(summary, decisions_path, doc_path):
         "ExecuTorch's own validation did not run: without a QNN SDK (>= 2.41) its BackendOpInfo adapter logs "
         "\"The backend_opinfo module couldn't be imported, so the abstract implementation will be used instead\" "
         "and validates nothing, so every graph below is one ExecuTorch accepts.",
+        "",
+        _headline(summary, decisions),
         "",
         "## Results per model and config",
         "",

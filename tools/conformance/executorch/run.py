@@ -69,23 +69,36 @@ def run_one(qnnrules, et_quantize, gm, model_name, config):
     }
 
 
+def _save(summary, path):
+    with open(path + ".tmp", "w") as f:
+        json.dump(summary, f, indent=1, sort_keys=True)
+        f.write("\n")
+    os.replace(path + ".tmp", path)
+
+
 def versions():
     from importlib import metadata
     return {p: metadata.version(p) for p in ("executorch", "torch", "torchao", "torchvision")}
 
 
 def main():
-    import models
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--models", default=",".join(models.MODELS))
+    ap.add_argument("--models", default=None, help="comma-separated (default: every model of models.py)")
     ap.add_argument("--configs", default=",".join(QNNRULES_CONFIG))
     ap.add_argument("--data", default=os.path.join(ROOT, "tests", "conformance", "executorch"))
     ap.add_argument("--doc", default=os.path.join(ROOT, "docs", "conformance-executorch.md"))
+    ap.add_argument("--report-only", action="store_true",
+                    help="rewrite the doc from the recorded summary.json and decisions.json (no models run)")
     a = ap.parse_args()
+    if a.report_only:
+        report.write(report.load(os.path.join(a.data, "summary.json")), os.path.join(a.data, "decisions.json"), a.doc)
+        print(f"wrote {a.doc}")
+        return
 
     import torch
     import qnnrules
     import et_quantize
+    import models
 
     summary_path = os.path.join(a.data, "summary.json")
     summary = {"versions": versions(), "soc": SOC, "results": {}}
@@ -94,7 +107,7 @@ def main():
             summary["results"] = json.load(f).get("results", {})
     os.makedirs(os.path.join(a.data, "cases"), exist_ok=True)
     total = time.time()
-    for name in a.models.split(","):
+    for name in (a.models.split(",") if a.models else models.MODELS):
         model, args = models.build(name)
         gm = torch.export.export(model, args, strict=False).module()
         for config in a.configs.split(","):
@@ -103,14 +116,13 @@ def main():
             print(f"{name} {config}: {result['executorch_annotated']} annotated, "
                   f"{sum(result['diagnostics'].values())} diagnostics, "
                   f"{sum(result['differences'].values())} port differences, {result['seconds']} s", flush=True)
+            _save(summary, summary_path)  # after every result, so an interrupted run keeps its work
             if (name, config) in CASES:
                 with open(os.path.join(a.data, "cases", f"{name}.{config}.json"), "w") as f:
                     json.dump(et_graph, f, indent=None, separators=(",", ":"))
                     f.write("\n")
     summary["seconds"] = round(time.time() - total, 1)
-    with open(summary_path, "w") as f:
-        json.dump(summary, f, indent=1, sort_keys=True)
-        f.write("\n")
+    _save(summary, summary_path)
     report.write(summary, os.path.join(a.data, "decisions.json"), a.doc)
     print(f"wrote {summary_path} and {a.doc} in {summary['seconds']} s")
 
