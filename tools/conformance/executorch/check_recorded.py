@@ -5,7 +5,7 @@ conformance_executorch; standard library only, no venv, seconds).
 
 For every recorded case (tests/conformance/executorch/cases/MODEL.CONFIG.json, ExecuTorch's
 annotation as graph format v1):
-1. qnn-validate (HTP, SM8650, strict, JSON) on ExecuTorch's annotation must give exactly the
+1. qnn-validate (the recorded backend and SoC, strict, JSON) on ExecuTorch's annotation must give exactly the
    diagnostic groups recorded in summary.json for that model and config;
 2. qnn-validate --annotate with the matching config on the same graph without annotations must
    give an annotation whose port differences from ExecuTorch's are exactly the recorded classes;
@@ -31,8 +31,9 @@ import graphdiff  # noqa: E402
 import report  # noqa: E402
 
 
-def qnn_validate(exe, graph_path, extra):
-    cmd = [exe, graph_path, "--backend", "htp", "--soc", "SM8650", "--format", "json"] + extra
+def qnn_validate(exe, graph_path, recorded, extra):
+    cmd = [exe, graph_path, "--backend", recorded.get("backend", "htp"), "--soc", recorded.get("soc", "SM8650"),
+           "--format", "json"] + extra
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode not in (0, 1):
         raise RuntimeError(f"{' '.join(cmd)} exited {p.returncode}: {p.stderr.strip()}")
@@ -54,14 +55,14 @@ def check_case(exe, rules_dir, data, case_file, summary, tmp):
         et_graph = json.load(f)
     rules = ["--rules", rules_dir] if rules_dir else []
     problems = []
-    out = qnn_validate(exe, case_file, rules)
+    out = qnn_validate(exe, case_file, recorded, rules)
     problems += diff_maps("diagnostic", recorded["diagnostics"], graphdiff.diagnostic_groups(out["diagnostics"]))
 
     float_path = os.path.join(tmp, f"{model}.{config}.float.json")
     annotated_path = os.path.join(tmp, f"{model}.{config}.qnnrules.json")
     with open(float_path, "w") as f:
         json.dump(graphdiff.strip_annotations(et_graph), f)
-    qnn_validate(exe, float_path, rules + ["--warn", "--annotate", recorded["qnnrules_config"], "--output", annotated_path])
+    qnn_validate(exe, float_path, recorded, rules + ["--warn", "--annotate", recorded["qnnrules_config"], "--output", annotated_path])
     with open(annotated_path) as f:
         qn_graph = json.load(f)
     problems += diff_maps("difference", recorded["differences"], graphdiff.compare(et_graph, qn_graph))

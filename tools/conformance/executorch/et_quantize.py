@@ -115,14 +115,15 @@ def _block_size_map(gm):
     return sizes
 
 
-def quantizer_for(config, gm):
+def quantizer_for(config, gm, backend="htp", soc=SOC):
     """The calls of ExecuTorch's export_utils.make_quantizer, made here because importing
     export_utils needs pydot (its debugger imports it), which the venv does not have."""
     from executorch.backends.qualcomm.quantizer.quantizer import QnnQuantizer, QuantDtype
     from executorch.backends.qualcomm.serialization.qc_schema import QcomChipset, QnnExecuTorchBackendType
     from torchao.quantization.pt2e import MovingAverageMinMaxObserver
 
-    q = QnnQuantizer(backend=QnnExecuTorchBackendType.kHtpBackend, soc_model=getattr(QcomChipset, SOC))
+    kind = {"htp": QnnExecuTorchBackendType.kHtpBackend, "lpai": QnnExecuTorchBackendType.kLpaiBackend}[backend]
+    q = QnnQuantizer(backend=kind, soc_model=getattr(QcomChipset, soc))
     q.add_custom_quant_annotations(())
     q.set_default_quant_config(getattr(QuantDtype, CONFIGS[config]), is_qat=False, is_conv_per_channel=True,
                                is_linear_per_channel=True, is_embedding_per_channel=False,
@@ -133,12 +134,12 @@ def quantizer_for(config, gm):
     return q
 
 
-def annotate(gm, config, name):
+def annotate(gm, config, name, backend="htp", soc=SOC):
     """(ExecuTorch-annotated graph as a v1 dict, number of nodes ExecuTorch annotated) for
     ``gm``, the module of torch.export.export(model, args) (modified in place)."""
     from torchao.quantization.pt2e.quantize_pt2e import prepare_pt2e
 
-    quantizer = quantizer_for(config, gm)
+    quantizer = quantizer_for(config, gm, backend, soc)
     captured = {}
     validate = quantizer.validate
 

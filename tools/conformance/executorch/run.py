@@ -34,6 +34,9 @@ QNNRULES_CONFIG = {
     "16a4w": "16a4w:per_channel",
     "16a4w_block": "16a4w_block",
 }
+# Configs run on another backend: label -> (ExecuTorch config, backend, SoC). LPAI as ExecuTorch's
+# LPAI op tests set it up (tests/rework/lpai/conftest.py: make_quantizer 8a8w, SM8850).
+OTHER_BACKENDS = {"lpai-8a8w": ("8a8w", "lpai", "SM8850")}
 # Small representative graphs kept as data, re-checked by check_recorded.py in CTest.
 CASES = [("tiny_llama", "16a4w_block"), ("tiny_llama", "16a8w"), ("mobilenet_v3_large", "8a8w"),
          ("resnet18", "16a16w"), ("efficientnet_b0", "16a4w")]
@@ -45,10 +48,11 @@ def _diags(report_or_list):
     return [d.to_dict() for d in items]
 
 
-def run_one(qnnrules, et_quantize, gm, model_name, config):
+def run_one(qnnrules, et_quantize, gm, model_name, label):
     start = time.time()
-    et_graph, et_annotated = et_quantize.annotate(copy.deepcopy(gm), config, model_name)
-    engine = qnnrules.Engine(backend="htp", soc=SOC, strict=True, use_environment=False,
+    config, backend, soc = OTHER_BACKENDS.get(label, (label, "htp", SOC))
+    et_graph, et_annotated = et_quantize.annotate(copy.deepcopy(gm), config, model_name, backend, soc)
+    engine = qnnrules.Engine(backend=backend, soc=soc, strict=True, use_environment=False,
                              builtin_rules_dir=os.path.join(ROOT, "rules"))
     checked = engine.check(qnnrules.Graph.from_dict(et_graph, model_name))
     float_graph = graphdiff.strip_annotations(et_graph)
@@ -57,6 +61,8 @@ def run_one(qnnrules, et_quantize, gm, model_name, config):
     qn_checked = engine.check(ann.graph)
     calls = sum(1 for n in et_graph["nodes"] if n.get("kind") == "call")
     return et_graph, {
+        "backend": backend,
+        "soc": soc,
         "call_nodes": calls,
         "executorch_annotated": et_annotated,
         "qnnrules_annotated": ann.nodes_annotated,
@@ -84,7 +90,7 @@ def versions():
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--models", default=None, help="comma-separated (default: every model of models.py)")
-    ap.add_argument("--configs", default=",".join(QNNRULES_CONFIG))
+    ap.add_argument("--configs", default=",".join(list(QNNRULES_CONFIG) + list(OTHER_BACKENDS)))
     ap.add_argument("--data", default=os.path.join(ROOT, "tests", "conformance", "executorch"))
     ap.add_argument("--doc", default=os.path.join(ROOT, "docs", "conformance-executorch.md"))
     ap.add_argument("--report-only", action="store_true",
