@@ -89,6 +89,14 @@ def gpu():
     fx.case("leaky_relu", "aten.leaky_relu.default", [fx.ref("x"), 0.1], [("float32", T, None)])
     fx.case("repeat", "aten.repeat.default", [fx.ref("x"), [1, 2, 1, 1]], [("float32", [1, 16, 16, 16], None)])
     fx.case("cumsum", "aten.cumsum.default", [fx.ref("x"), 1], [("float32", T, None)])
+    fx.input("q4", [1, 4, 16, 8])
+    fx.input("k4", [1, 4, 16, 8])
+    fx.input("v4", [1, 4, 16, 8])
+    fx.case("sdpa", "aten.scaled_dot_product_attention.default", [fx.ref("q4"), fx.ref("k4"), fx.ref("v4")],
+            [("float32", [1, 4, 16, 8], None)], note="test_sdpa (Tolerance).")
+    fx.case("masked_fill_scalar", "aten.masked_fill.Scalar", [fx.ref("x"), fx.ref("c"), -100.0],
+            [("float32", T, None)], note="test_masked_fill (Tolerance).")
+    fx.case("full", "aten.full.default", [[1, 8], 0.5], [("float32", [1, 8], None)], note="test_full (Tolerance).")
     fx.case("lt_quantized", "aten.lt.Tensor", [fx.ref("q"), fx.ref("q")], [("bool", T, None)],
             expect=[E("no-matching-variant", "gpu.less", port="in[0] input",
                       message="GPU takes no quantized types: QNN GPU runs float32 and float16 ops only, so this "
