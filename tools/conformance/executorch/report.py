@@ -112,14 +112,14 @@ def write(summary, decisions_path, doc_path):
         "inside torchao's `prepare_pt2e`. The annotated graph is taken between the quantizer's `validate` and "
         "observer insertion. Then:",
         "",
-        "Config `lpai-8a8w` is ExecuTorch's LPAI quantizer (backend kLpaiBackend, SM8850, 8a8w as its LPAI op tests "
-        "use it), validated and compared with qnnrules's `lpai` backend on SM8850; every other config is HTP on SM8650.",
-        "",
         "1. qnnrules validates ExecuTorch's annotation (strict). Every diagnostic is a candidate false "
         "positive; each group (code x op x rule x port) has a verdict below.",
         "2. qnnrules annotates the same graph (ExecuTorch's transformed graph with the annotations removed) with the "
         "matching config, and the two annotations are compared port by port (type = dtype and range, qscheme, axis, "
         "block size, fixed scale/offset, sharing = which port owns the encoding the port uses).",
+        "",
+        "Config `lpai-8a8w` is ExecuTorch's LPAI quantizer (backend kLpaiBackend, SM8850, 8a8w as its LPAI op tests "
+        "use it), validated and compared with qnnrules's `lpai` backend on SM8850; every other config is HTP on SM8650.",
         "",
         "ExecuTorch's own validation did not run: without a QNN SDK (>= 2.41) its BackendOpInfo adapter logs "
         "\"The backend_opinfo module couldn't be imported, so the abstract implementation will be used instead\" "
