@@ -125,6 +125,19 @@ TEST(AnnotatorBuiltin, SymmetricConfigsValidateCleanOnLpai) {
   }
 }
 
+// LPAI is not backend-wide symmetric: ExecuTorch's LPAI op tests quantize with make_quantizer's
+// default 8a8w (asymmetric uint8 activations) and pass on LPAI V6 (rules/lpai/backend.yaml).
+// Weights stay symmetric through the inherited HTP weight ports.
+TEST(AnnotatorBuiltin, AsymmetricEightBitActivationsValidateCleanOnLpai) {
+  Engine e = openEngine("SM8850", "lpai");
+  ASSERT_TRUE(e.ok()) << e.status().message();
+  for (const char* c : {"8a8w", "8a8w:per_channel"}) {
+    SCOPED_TRACE(c);
+    ValidationResult v = annotateAndValidate(e, annotateData("mixed.json"), c);
+    EXPECT_TRUE(v.diagnostics.empty()) << dump(v.diagnostics);
+  }
+}
+
 // Ops the reference rewrites before annotation: attention (query, key, value) and addmm
 // (bias, input, transposed weight) get second-operand specs where MatMul wants them.
 constexpr const char* kAttention = R"({"format": "qnnrules-graph", "version": 1, "nodes": [
