@@ -121,7 +121,9 @@ class Quantizer(_TorchaoQuantizer):
 def _apply(model, graph):
     """Writes ``graph``'s annotations onto the nodes of ``model`` with the same names."""
     fx_nodes = {n.name: n for n in model.graph.nodes}
-    for nd in graph.to_dict()["nodes"]:
+    nodes = graph.to_dict()["nodes"]
+    multi = {nd["name"]: nd["outputs"] for nd in nodes if len(nd.get("outputs", [])) > 1}
+    for nd in nodes:
         node = fx_nodes.get(nd["name"])
         if node is None:
             raise qt.ConversionError(f"graph node '{nd['name']}' is not in the GraphModule")
@@ -131,16 +133,16 @@ def _apply(model, graph):
             for ref in qt._tensor_refs(value):
                 if "qspec" in ref:
                     bias_of = node if pos == 2 and _is_derived_bias(ref["qspec"], args) else None
-                    inputs[fx_nodes[ref["ref"]]] = _torch_spec(ref["qspec"], fx_nodes, bias_of)
+                    inputs[fx_nodes[ref["ref"]]] = _torch_spec(ref["qspec"], fx_nodes, multi, bias_of)
         for ref in qt._tensor_refs(nd.get("kwargs", {})):
             if "qspec" in ref:
-                inputs[fx_nodes[ref["ref"]]] = _torch_spec(ref["qspec"], fx_nodes)
+                inputs[fx_nodes[ref["ref"]]] = _torch_spec(ref["qspec"], fx_nodes, multi)
         outputs = nd.get("outputs", [])
         output = None
         # pt2e has one output spec per node; nodes with several outputs are quantized on their
         # getitem users. Parameters are quantized on the edges that read them.
         if len(outputs) == 1 and "qspec" in outputs[0] and nd["kind"] in ("input", "call"):
-            output = _torch_spec(outputs[0]["qspec"], fx_nodes)
+            output = _torch_spec(outputs[0]["qspec"], fx_nodes, multi)
         inputs = {k: v for k, v in inputs.items() if v is not None}
         if inputs or output is not None:
             node.meta[qt.TORCH_ANNOTATION_KEY] = QuantizationAnnotation(
@@ -155,12 +157,17 @@ def _is_derived_bias(spec, args):
     return len(args) > 2 and all(isinstance(a, dict) and "qspec" in a for a in args[:2])
 
 
-def _torch_spec(spec, fx_nodes, bias_of=None):
+def _torch_spec(spec, fx_nodes, multi, bias_of=None):
+    """One engine spec as a torchao spec. ``multi``: the outputs of multi-output nodes, which
+    pt2e cannot annotate (getitem users sharing one of them share what that output shares)."""
     if "shared_with" in spec:
         ref = spec["shared_with"]
         if "edge" in ref:
             producer, consumer = ref["edge"]
             return SharedQuantizationSpec((fx_nodes[producer], fx_nodes[consumer]))
+        if ref["node"] in multi:
+            target = multi[ref["node"]][ref.get("output", 0)].get("qspec")
+            return _torch_spec(target, fx_nodes, multi) if target is not None else None
         return SharedQuantizationSpec(fx_nodes[ref["node"]])
     dtype = _DTYPES.get(spec["dtype"])
     if dtype is None or dtype.is_floating_point:  # float16 activations stay float in pt2e

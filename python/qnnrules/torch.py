@@ -372,6 +372,7 @@ def to_dict(gm, name=None, module=None):
         if path:
             d["module"] = path
         nodes.append(d)
+    _share_outputs_with_getitems(nodes, converted)
     graph = {"format": "qnnrules-graph", "version": 1, "nodes": nodes}
     # Diagnostics name the graph: the caller's name, else the module's or the GraphModule's class.
     graph_name = name or type(module if module is not None else gm).__name__
@@ -379,6 +380,29 @@ def to_dict(gm, name=None, module=None):
         graph_name = "GraphModule"
     graph["name"] = graph_name
     return graph
+
+
+def _share_outputs_with_getitems(nodes, converted):
+    """pt2e quantizes a multi-output node (chunk, split, ...) on its getitem users, never on the
+    node itself: an unannotated output i takes the encoding of ``getitem(node, i)`` (its
+    annotation, or after convert_pt2e the quantize node after it, which the engine folds)."""
+    by_name = {n["name"]: n for n in nodes}
+    quantized = set()
+    if converted:
+        for n in nodes:
+            if n.get("target", "").startswith("quantized_decomposed.quantize_") and n["args"]:
+                quantized.add(n["args"][0].get("ref") if isinstance(n["args"][0], dict) else None)
+    for n in nodes:
+        if n.get("target") != "getitem" or len(n.get("args", [])) < 2:
+            continue
+        src, index = n["args"][0], n["args"][1]
+        if not isinstance(src, dict) or not isinstance(index, int) or "ref" not in src:
+            continue
+        parent = by_name.get(src["ref"])
+        outs = parent.get("outputs", []) if parent else []
+        annotated = any("qspec" in o for o in n.get("outputs", [])) or n["name"] in quantized
+        if annotated and len(outs) > 1 and index < len(outs) and "qspec" not in outs[index]:
+            outs[index]["qspec"] = {"shared_with": {"node": n["name"]}}
 
 
 def from_fx(gm, name=None, module=None):
