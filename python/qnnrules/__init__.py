@@ -15,11 +15,11 @@ from ._qnnrules import AnnotationReport, DelegationReport, Diagnostic, Graph, Va
 from ._qnnrules import Engine as _CoreEngine
 from ._version import __version__
 from .builder import GraphBuilder, Ref
-from .errors import AnnotationError, GraphError, QnnRulesError, RuleError, ValidationError
+from .errors import AnnotationError, ConfigError, Error, GraphError, QnnRulesError, RuleError, ValidationError
 
 __all__ = [
-    "__version__", "AnnotationError", "AnnotationReport", "DelegationReport", "Diagnostic", "Engine", "Graph",
-    "GraphBuilder", "GraphError", "QnnRulesError", "Ref", "RuleError", "ValidationError", "ValidationReport",
+    "__version__", "AnnotationError", "AnnotationReport", "ConfigError", "DelegationReport", "Diagnostic", "Engine",
+    "Error", "Graph", "GraphBuilder", "GraphError", "QnnRulesError", "Ref", "RuleError", "ValidationError", "ValidationReport",
 ]
 
 

@@ -173,10 +173,11 @@ def test_re_annotating_can_refuse_naming_the_annotated_nodes(small):
         qt.Quantizer(backend="htp", soc=SOC, existing="error").annotate(small)
 
 
-def test_bad_config_is_a_rule_error():
-    with pytest.raises(qnnrules.RuleError, match="16a2w"):
+def test_bad_config_is_a_config_error():
+    with pytest.raises(qnnrules.ConfigError, match="16a2w") as exc:
         qt.Quantizer(backend="htp", soc=SOC, config="16a2w:per_tensor").annotate(
             export(ConvSigmoidLinear(), ConvSigmoidLinear.example()))
+    assert isinstance(exc.value, qnnrules.RuleError) and isinstance(exc.value, qnnrules.Error)
 
 
 def quantize(quantizer, model, example):
