@@ -9,8 +9,9 @@ PACKAGES=(
   libsimdjson-dev libgtest-dev libgmock-dev libbenchmark-dev
   libzip-dev libonnx-dev libprotobuf-dev protobuf-compiler
   python3 python3-venv graphviz python3-jsonschema python3-yaml
-  python3-dev pybind11-dev python3-pybind11 python3-pytest python3-numpy python3-torch python3-torchvision
+  python3-dev pybind11-dev python3-pybind11
 )
+# torch, torchvision, torchao, numpy and pytest come from the venv below (pinned), not Debian.
 
 missing=()
 for p in "${PACKAGES[@]}"; do

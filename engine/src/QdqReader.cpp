@@ -264,6 +264,32 @@ QdqFoldResult foldQdq(const Graph& in) {
     }
     newIndex[i] = *idx;
   }
+  // Shared-encoding references name nodes by index: renumber them for the folded graph (stale
+  // indices would name other nodes, or none). A reference to a folded Q/DQ node follows it to
+  // the tensor it stands for; an edge into one becomes that tensor's output encoding.
+  auto renumber = [&](OptionalBox<QuantSpec>& box) {
+    if (!box || !box->sharedWith) return;
+    SharedRef& ref = *box->sharedWith;
+    if (ref.node >= count || (ref.kind == SharedRef::Kind::kEdge && ref.consumer >= count)) return;
+    if (ref.kind == SharedRef::Kind::kEdge && kind[ref.consumer].kind != QdqKind::kNone)
+      ref.kind = SharedRef::Kind::kNodeOutput;
+    if (ref.kind == SharedRef::Kind::kEdge) ref.consumer = newIndex[ref.consumer];
+    if (kind[ref.node].kind != QdqKind::kNone) {
+      ref.output = alias[ref.node].output;
+      ref.node = alias[ref.node].node;
+    } else {
+      ref.node = newIndex[ref.node];
+    }
+  };
+  std::function<void(Argument&)> renumberArg = [&](Argument& a) {
+    for (Argument& e : a.list) renumberArg(e);
+    renumber(a.qspec);
+  };
+  for (Node& n : r.graph.mutableNodes()) {
+    for (Argument& a : n.args) renumberArg(a);
+    for (auto& kv : n.kwargs) renumberArg(kv.second);
+    for (TensorMeta& t : n.outputs) renumber(t.qspec);
+  }
   // Outputs take the encoding of the quantize node that consumes them.
   for (uint32_t i = 0; i < count; ++i) {
     if (kind[i].kind != QdqKind::kQuantize || !spec[i]) continue;

@@ -13,22 +13,26 @@ import os as _os
 from . import _location
 from ._qnnrules import AnnotationReport, DelegationReport, Diagnostic, Graph, ValidationReport
 from ._qnnrules import Engine as _CoreEngine
+from ._version import __version__
 from .builder import GraphBuilder, Ref
-from .errors import AnnotationError, GraphError, QnnRulesError, RuleError, ValidationError
+from .errors import AnnotationError, ConfigError, Error, GraphError, QnnRulesError, RuleError, ValidationError
 
 __all__ = [
-    "AnnotationError", "AnnotationReport", "DelegationReport", "Diagnostic", "Engine", "Graph", "GraphBuilder",
-    "GraphError", "QnnRulesError", "Ref", "RuleError", "ValidationError", "ValidationReport",
+    "__version__", "AnnotationError", "AnnotationReport", "ConfigError", "DelegationReport", "Diagnostic", "Engine",
+    "Error", "Graph", "GraphBuilder", "GraphError", "QnnRulesError", "Ref", "RuleError", "ValidationError", "ValidationReport",
 ]
 
 
 def _installed_rules_dir():
-    """The rules installed with this package, or None to let the engine discover them
+    """The rules installed with this package (a wheel's qnnrules/rules, or the share/ directory
+    of the same `cmake --install` prefix), or None to let the engine discover them
     ($QNNRULES_BUILTIN_RULES, the install location, the source tree it was built from)."""
     if _os.environ.get("QNNRULES_BUILTIN_RULES") or _location.RULES_DIR_RELATIVE is None:
         return None
     d = _os.path.normpath(_os.path.join(_os.path.dirname(__file__), _location.RULES_DIR_RELATIVE))
-    return d if _os.path.isdir(d) else None
+    if not _os.path.isdir(d):  # never fall back to another copy of the rules
+        raise RuleError(f"the rules installed with the qnnrules package are missing: {d} (reinstall the package)")
+    return d
 
 
 class Engine(_CoreEngine):

@@ -35,3 +35,10 @@ class GraphError(QnnRulesError, ValueError):
 
 class RuleError(QnnRulesError, ValueError):
     """Rules could not be loaded, or the backend / SoC / configuration is unknown."""
+
+
+class ConfigError(RuleError):
+    """A quantization config selection or recipe is unknown or malformed (a RuleError, as before)."""
+
+
+Error = QnnRulesError  # the base class under its short name (qnnrules.Error)

@@ -1,20 +1,28 @@
-"""torch.fx adapter: ATen-level GraphModules in, annotations back onto their nodes.
+"""torch front end: ATen-level graphs from torch.export in, annotations back onto their nodes.
 
     import torch, qnnrules, qnnrules.torch as qt
-    from torch.fx.experimental.proxy_tensor import make_fx
 
-    gm = make_fx(model.eval())(example)             # or torch.export.export(...) on newer torch
+    gm = torch.export.export(model.eval(), (example,)).module()   # what prepare_pt2e receives
     engine = qnnrules.Engine(backend="htp", soc="SM8650")
-    graph = qt.annotate(engine, gm, "8a8w", module=model)   # annotations now in node.meta["qnnrules_annotation"]
-    engine.validate(graph)                            # or engine.validate(qt.from_fx(gm))
-    qt.save(gm, "model.json")                         # the same graph for qnn-validate
+    graph = qt.annotate(engine, gm, "16a8w")         # annotations now in node.meta["qnnrules_annotation"]
+    engine.validate(graph)                           # or engine.validate(qt.from_fx(gm))
+    qt.save(gm, "model.json")                        # the same graph for qnn-validate
+
+    quantizer = qt.Quantizer(backend="htp", soc="SM8650", config="16a8w")   # a torchao pt2e Quantizer
+
+Graphs come from ``torch.export``: ``ep.module()`` / ``ep.graph_module`` (parameters as get_attr
+nodes named by their FQN) or the ExportedProgram itself (lifted parameters), before or after
+``convert_pt2e``. There ``nn.Linear`` stays ``aten.linear.default`` with its weight, so weight
+configs (4-bit, 2-bit, block-wise) and their gates apply; ``make_fx`` decomposes it into
+transpose + addmm and is not supported.
 
 from_fx reads dtypes and shapes (meta "val" or "tensor_meta"), literal arguments, module paths
-(innermost ``nn_module_stack`` entry; for make_fx graphs without one, the owner of the
-parameters a node uses, when ``module`` is given) and the annotations found in ``node.meta``:
-PyTorch's ``quantization_annotation`` (QuantizationSpec, SharedQuantizationSpec,
-FixedQParamsQuantizationSpec, DerivedQuantizationSpec) and the ``qnnrules_annotation`` dicts
-that write_back puts there.
+(innermost ``nn_module_stack`` entry), parameter FQNs, the scales and zero points of
+convert_pt2e's quantize/dequantize nodes (tensor constants inlined, so the engine folds them
+with real values) and the annotations found in ``node.meta``: PyTorch's
+``quantization_annotation`` (QuantizationSpec, SharedQuantizationSpec,
+FixedQParamsQuantizationSpec, DerivedQuantizationSpec; block sizes of torchao's PerBlock
+observers) and the ``qnnrules_annotation`` dicts that write_back puts there.
 
 write_back stores, per node, ``node.meta["qnnrules_annotation"] = {"input_qspec_map": {arg_node:
 spec}, "output_qspec": spec}``, shaped like PyTorch's QuantizationAnnotation. A spec is a plain
@@ -160,12 +168,16 @@ def _spec_attr(spec, name, default=None):
 
 
 def _block_size(spec):
-    """ExecuTorch passes LPBQ block sizes in the weight observer's partial keywords."""
+    """LPBQ block sizes: ExecuTorch passes them in the weight observer's partial keywords,
+    torchao's affine observers as a PerBlock granularity."""
     bs = _spec_attr(spec, "block_size")
     if bs is None:
         ctr = _spec_attr(spec, "observer_or_fake_quant_ctr")
         partial = getattr(ctr, "p", ctr)
-        bs = (getattr(partial, "keywords", None) or {}).get("block_size")
+        keywords = getattr(partial, "keywords", None) or {}
+        bs = keywords.get("block_size")
+        if bs is None:
+            bs = getattr(keywords.get("granularity"), "block_size", None)
     return [int(b) for b in bs] if bs is not None else None
 
 
@@ -253,11 +265,36 @@ def _signature_kinds(program):
     return kinds
 
 
-def to_dict(gm, name=None, module=None):
-    """A GraphModule (make_fx) or ExportedProgram (torch.export) as a graph format v1 dict.
+def _attr(gm, target):
+    value = gm
+    for part in target.split("."):
+        value = getattr(value, part, None)
+    return value
 
-    ``module``: the nn.Module it was traced from; for graphs without ``nn_module_stack``
-    (make_fx) it names parameters' owners, which become the module paths of the nodes using them.
+
+def _is_guard(node):
+    """torch.export's input-guard call (``_guards_fn``): not part of the computation."""
+    return node.op == "call_module" and node.target == "_guards_fn"
+
+
+def _qdq_args(node, gm):
+    """convert_pt2e's per-channel quantize/dequantize nodes read their scales and zero points
+    from tensor constants: inlined as lists, so the engine folds them with real values."""
+    def value(a):
+        if isinstance(a, torch.fx.Node) and a.op == "get_attr":
+            t = _attr(gm, a.target)
+            if isinstance(t, torch.Tensor) and t.dim() <= 1 and not t.dtype.is_complex:
+                return t.tolist()
+        return a
+    return [node.args[0]] + [value(a) for a in node.args[1:]], {k: value(v) for k, v in node.kwargs.items()}
+
+
+def to_dict(gm, name=None, module=None):
+    """A GraphModule (``ep.module()``, ``ep.graph_module``, prepare/convert_pt2e's result) or an
+    ExportedProgram as a graph format v1 dict.
+
+    ``module``: the nn.Module it was exported from; it names parameters that are not reached by
+    their FQN (``ep.module()`` already names them).
     """
     lifted = _signature_kinds(gm)
     if hasattr(gm, "graph_module"):  # ExportedProgram
@@ -265,9 +302,15 @@ def to_dict(gm, name=None, module=None):
     param_names = _parameter_names(module)
     owner = {}  # fx node -> module path of the parameter it reads
     nodes = []
+    # After convert_pt2e the quantize/dequantize nodes carry the real encodings; the nodes still
+    # hold the annotations prepare_pt2e observed with, which would take precedence when folded.
+    converted = any(n.op == "call_function" and _target_name(n).startswith("quantized_decomposed.")
+                    for n in gm.graph.nodes)
     for node in gm.graph.nodes:
+        if _is_guard(node):
+            continue
         d = {"name": node.name}
-        inputs, outputs = _annotation(node)
+        inputs, outputs = ({}, []) if converted else _annotation(node)
         input_specs = {}
         for arg_node, spec in inputs.items():
             input_specs[arg_node] = _spec_to_v1(spec, lambda n: n.name)
@@ -285,11 +328,9 @@ def to_dict(gm, name=None, module=None):
             if fqn:
                 d["meta"] = {"fqn": fqn}
         elif node.op == "get_attr":
-            value = gm
-            for part in node.target.split("."):
-                value = getattr(value, part, None)
+            value = _attr(gm, node.target)
             d["kind"] = "parameter" if isinstance(value, torch.nn.Parameter) else "constant"
-            fqn = param_names.get(id(value))
+            fqn = param_names.get(id(value)) or (node.target if d["kind"] == "parameter" else None)
             if fqn:
                 d["meta"] = {"fqn": fqn}
                 owner[node] = fqn.rpartition(".")[0]
@@ -302,9 +343,12 @@ def to_dict(gm, name=None, module=None):
             raise ConversionError(f"node {node.name}: unknown FX op {node.op!r}")
 
         if node.op in ("call_function", "call_method", "call_module", "output"):
-            d["args"] = [_literal(a, ref) for a in node.args]
-            if node.kwargs:
-                d["kwargs"] = {k: _literal(v, ref) for k, v in node.kwargs.items()}
+            args, kwargs = node.args, node.kwargs
+            if node.op == "call_function" and _target_name(node).startswith("quantized_decomposed."):
+                args, kwargs = _qdq_args(node, gm)
+            d["args"] = [_literal(a, ref) for a in args]
+            if kwargs:
+                d["kwargs"] = {k: _literal(v, ref) for k, v in kwargs.items()}
         if node.op != "output":
             tensors = _node_tensors(node)
             if tensors is None and node.op == "get_attr" and isinstance(value, torch.Tensor):
@@ -328,11 +372,37 @@ def to_dict(gm, name=None, module=None):
         if path:
             d["module"] = path
         nodes.append(d)
+    _share_outputs_with_getitems(nodes, converted)
     graph = {"format": "qnnrules-graph", "version": 1, "nodes": nodes}
     # Diagnostics name the graph: the caller's name, else the module's or the GraphModule's class.
     graph_name = name or type(module if module is not None else gm).__name__
+    if graph_name.endswith("GraphModuleImpl"):  # ep.module()'s local class
+        graph_name = "GraphModule"
     graph["name"] = graph_name
     return graph
+
+
+def _share_outputs_with_getitems(nodes, converted):
+    """pt2e quantizes a multi-output node (chunk, split, ...) on its getitem users, never on the
+    node itself: an unannotated output i takes the encoding of ``getitem(node, i)`` (its
+    annotation, or after convert_pt2e the quantize node after it, which the engine folds)."""
+    by_name = {n["name"]: n for n in nodes}
+    quantized = set()
+    if converted:
+        for n in nodes:
+            if n.get("target", "").startswith("quantized_decomposed.quantize_") and n["args"]:
+                quantized.add(n["args"][0].get("ref") if isinstance(n["args"][0], dict) else None)
+    for n in nodes:
+        if n.get("target") != "getitem" or len(n.get("args", [])) < 2:
+            continue
+        src, index = n["args"][0], n["args"][1]
+        if not isinstance(src, dict) or not isinstance(index, int) or "ref" not in src:
+            continue
+        parent = by_name.get(src["ref"])
+        outs = parent.get("outputs", []) if parent else []
+        annotated = any("qspec" in o for o in n.get("outputs", [])) or n["name"] in quantized
+        if annotated and len(outs) > 1 and index < len(outs) and "qspec" not in outs[index]:
+            outs[index]["qspec"] = {"shared_with": {"node": n["name"]}}
 
 
 def from_fx(gm, name=None, module=None):
@@ -420,5 +490,14 @@ def annotate(engine, gm, config="8a8w", recipe=None, name=None, module=None):
 
 
 def validate(engine, gm, name=None, module=None):
-    """engine.validate on the GraphModule as annotated (its node.meta annotations)."""
+    """engine.validate on the GraphModule as annotated (its node.meta annotations), or, after
+    convert_pt2e, as quantized (its quantize/dequantize nodes, folded by the engine)."""
     return engine.validate(from_fx(gm, name=name, module=module))
+
+
+def __getattr__(name):
+    # The Quantizer needs torchao, imported only when asked for.
+    if name == "Quantizer":
+        from .pt2e import Quantizer
+        return Quantizer
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

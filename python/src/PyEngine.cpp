@@ -75,7 +75,7 @@ AnnotationReport annotateReport(const Engine& e, const Graph& g, const std::stri
     py::gil_scoped_release unlocked;
     out.result = e.annotate(out.graph, o);
   }
-  if (!out.result.status.isOk()) raise("RuleError", statusMessage(out.result.status), out.result.loadErrors);
+  if (!out.result.status.isOk()) raise("ConfigError", statusMessage(out.result.status), out.result.loadErrors);
   return out;
 }
 

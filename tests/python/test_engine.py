@@ -212,3 +212,30 @@ def test_delegation_of_a_qdq_graph_names_the_compute_node(engine):
     assert "q0" not in str(report)
     ok = engine.delegation(qdq_sigmoid_graph(1 / 256))
     assert ok.partitions == [["sig"]] and not ok.fallbacks
+
+
+def test_qdq_graph_with_shared_annotations_folds_with_renumbered_references(engine, warn_engine, tmp_path):
+    """A converted (Q/DQ) graph that also carries shared-encoding annotations naming nodes the
+    fold removes: the references follow the fold (this used to read a stale node index)."""
+    b = qnnrules.GraphBuilder("qdq_shared")
+    args = [0.05, 128, 0, 255, "uint8"]
+    x = b.input("x", "float32", [1, 8])
+    q = b.call("q", "quantized_decomposed.quantize_per_tensor.default", [x, *args], outputs=[("uint8", [1, 8])])
+    dq = b.call("dq", "quantized_decomposed.dequantize_per_tensor.default", [q, *args],
+                outputs=[("float32", [1, 8])])
+    # The input edge shares the output of q1 (node 4 of 7), i.e. relu's output once folded
+    # (3 nodes are left: an unrenumbered index 4 was out of range).
+    relu = b.call("relu", "aten.relu.default", [dq.q({"shared_with": {"node": "q1"}})],
+                  outputs=[("float32", [1, 8])])
+    q1 = b.call("q1", "quantized_decomposed.quantize_per_tensor.default", [relu, *args],
+                outputs=[("uint8", [1, 8])])
+    dq1 = b.call("dq1", "quantized_decomposed.dequantize_per_tensor.default", [q1, *args],
+                 outputs=[("float32", [1, 8])])
+    b.output([dq1])
+    graph = b.build()
+    report = engine.check(graph)
+    assert report.diagnostics == [] and report.nodes_checked == 1
+    path = tmp_path / "qdq_shared.json"
+    graph.save(path)
+    for e in (engine, warn_engine):
+        assert_same_as_cli(e, path)
