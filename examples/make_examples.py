@@ -142,16 +142,18 @@ def matmul_16a16w():
 def violations():
     g = Graph("violations", "One node per kind of violation; every one is reported, with its fix.")
     g.input("x", [1, 8, 16, 16], act(U8, 0.02, 128))
-    # [symmetric]: an affine (zero point 3) 8-bit weight on conv2d.
-    g.param("w_asym", [8, 8, 3, 3], {"dtype": "int8", "quant_min": -127, "quant_max": 127,
-                                     "qscheme": "per_tensor_affine", "scale": 0.01, "zero_point": 3})
-    g.call("conv_asym", "aten.conv2d.default", [g.ref("x"), g.ref("w_asym")], [1, 8, 16, 16], act(U8, 0.05, 128),
-           module="block.conv_asym")
+    g.input("x16", [1, 8, 16, 16], act(U16, 0.0004, 32768))
+    # [symmetric]: an affine (zero point 3) 16-bit weight on conv2d (16a16w). HTP accepts
+    # asymmetric 8-bit weights but not 16-bit ones: conformance case conv2d/16a16w_asym/SM8650.
+    g.param("w_asym", [8, 8, 3, 3], {"dtype": "int16", "quant_min": -32767, "quant_max": 32767,
+                                     "qscheme": "per_tensor_affine", "scale": 0.0001, "zero_point": 3})
+    g.call("conv_asym", "aten.conv2d.default", [g.ref("x16"), g.ref("w_asym")], [1, 8, 16, 16],
+           act(U16, 0.0005, 32768), module="block.conv_asym")
     # [axis]: conv2d weight quantized per channel along axis 1 instead of 0.
     g.param("w_axis1", [8, 8, 3, 3], {"dtype": "int8", "quant_min": -127, "quant_max": 127,
                                       "qscheme": "per_channel_symmetric", "ch_axis": 1,
                                       "scale": [0.01] * 8, "zero_point": [0] * 8})
-    g.call("conv_axis", "aten.conv2d.default", [g.ref("conv_asym"), g.ref("w_axis1")], [1, 8, 16, 16],
+    g.call("conv_axis", "aten.conv2d.default", [g.ref("x"), g.ref("w_axis1")], [1, 8, 16, 16],
            act(U8, 0.05, 128), module="block.conv_axis")
     # [fixed-scale] and [fixed-offset]: sigmoid's 8-bit output must be scale 1/256, offset 0.
     g.call("gate", "aten.sigmoid.default", [g.ref("conv_axis")], [1, 8, 16, 16], act(U8, 0.01, 10),
@@ -164,7 +166,7 @@ def violations():
            module="head.fc")
     # [no-rule]: an op no rule covers would silently fall back to CPU.
     g.call("mystery", "aten.my_unknown_op.default", [g.ref("fc_mixed")], [1, 4], act(U16, 0.001, 32768))
-    g.output("mystery")
+    g.output("mystery", "conv_asym")
     return g
 
 

@@ -12,6 +12,11 @@ import qnnrules
 SOC = "SM8650"
 
 
+def pytest_configure(config):
+    # The torchvision models and the decoder: `-m "not heavy"` keeps the small cases.
+    config.addinivalue_line("markers", "heavy: real torchvision models and the decoder (minutes)")
+
+
 @pytest.fixture(scope="session")
 def engine():
     return qnnrules.Engine(backend="htp", soc=SOC, strict=True)

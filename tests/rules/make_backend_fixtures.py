@@ -42,10 +42,9 @@ def lpai():
             [("float32", T, u8(0.04, 17))], note="test_conv2d 8a8w_pcq: asymmetric activations, symmetric weights.")
     fx.case("conv_asym_weight", "aten.conv2d.default", [fx.ref("x"), fx.ref("w_asym"), fx.ref("b"), [1, 1], [1, 1]],
             [("float32", T, u8(0.04, 17))],
-            expect=[E("symmetric", "lpai.conv2d",
-                      "weight must be symmetrically quantized (offset 0 for SFIXED, -2^(n-1) for UFIXED).",
-                      port="in[1] weight")],
-            note="Weights stay symmetric: the inherited HTP weight port says so, and the LPAI tests' weights are.")
+            note="Asymmetric 8-bit weights are inherited from HTP, where the conformance oracle accepts them "
+                 "(docs/conformance.md); ExecuTorch's LPAI tests use symmetric weights only, so on LPAI this is "
+                 "unmeasured.")
     fx.case("hardsigmoid", "aten.hardsigmoid.default", [fx.ref("x")], [("float32", T, u8(0.004, 0))],
             note="test_hardsigmoid (Tolerance): decomposed before annotation, no fixed output encoding.")
     fx.case("hardsigmoid_inplace", "aten.hardsigmoid_.default", [fx.ref("x")], [("float32", T, u8(0.004, 0))],
