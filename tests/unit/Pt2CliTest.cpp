@@ -48,6 +48,8 @@ struct GoldenCase {
   const char* soc;
   int exitCode;
 };
+// Test names in CTest and gtest output: the case, not the bytes of the struct.
+inline void PrintTo(const GoldenCase& c, std::ostream* os) { *os << c.archive << " on " << c.soc; }
 
 class Pt2Golden : public ::testing::TestWithParam<GoldenCase> {};
 
@@ -94,6 +96,7 @@ struct BrokenCase {
   const char* file;
   const char* message;
 };
+inline void PrintTo(const BrokenCase& c, std::ostream* os) { *os << c.file; }
 
 class Pt2CliBroken : public ::testing::TestWithParam<BrokenCase> {};
 
