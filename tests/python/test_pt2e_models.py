@@ -27,13 +27,9 @@ def model_and_example(name):
 # Where the engine (rules and annotator, not this front end) does not yet take a model, the
 # exact diagnostics it gives, as (code, op) pairs: the test fails when they change, so a fix
 # must empty the entry. Each is a gap to close in rules/htp (see the lead's report).
-KNOWN_GAPS = {
-    # rules/htp has aten.silu but not its in-place form aten.silu_ (torchvision's SiLU(inplace=True)).
-    "efficientnet_b0": {("no-rule", "aten.silu_.default")},
-    # The attention-mask comparisons on float tensors: annotated as 16-bit activations, which no
-    # variant of htp.eq / htp.ne accepts.
-    "swin_t": {("no-matching-variant", "aten.eq.Scalar"), ("no-matching-variant", "aten.ne.Scalar")},
-}
+# Rule or annotator gaps a model still hits, as (code, op) pairs: none today (silu_ and the
+# 16-bit eq/ne of swin_t's attention masks are covered since the conformance-backed rule fixes).
+KNOWN_GAPS: dict = {}
 
 
 @pytest.mark.parametrize("name", TORCHVISION + ["decoder"])
