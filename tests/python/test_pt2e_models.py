@@ -25,10 +25,9 @@ def model_and_example(name):
 
 
 # Where the engine (rules and annotator, not this front end) does not yet take a model, the
-# exact diagnostics it gives, as (code, op) pairs: the test fails when they change, so a fix
-# must empty the entry. Each is a gap to close in rules/htp (see the lead's report).
-# Rule or annotator gaps a model still hits, as (code, op) pairs: none today (silu_ and the
-# 16-bit eq/ne of swin_t's attention masks are covered since the conformance-backed rule fixes).
+# exact diagnostics it gives, as (code, op) pairs: the test fails when they change. None today
+# (silu_ and the 16-bit eq/ne of swin_t's attention masks are covered by the conformance-backed
+# rule fixes).
 KNOWN_GAPS: dict = {}
 
 
