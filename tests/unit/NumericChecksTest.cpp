@@ -91,6 +91,23 @@ TEST(NumericChecks, TinyAndHugeScales) {
   EXPECT_EQ(v.diagnostics[0].expected, "1e-10 <= scale <= 1e+10");
 }
 
+// 16-bit activations (scale 1e-5) with per-channel weights (6e-6) make int32 bias scales near
+// 6e-11, as on efficientnet_b0 at 16a8w after convert_pt2e: correct, so not out of range. A
+// 32-bit scale is bounded below by the product of two lower bounds.
+TEST(NumericChecks, ProductScalesOfBiasesMayBeTiny) {
+  Engine e = openEngine();
+  Graph g = readGraphJson(kConv);
+  outSpec(g, "x").scales = {1e-5};
+  argSpec(g, "conv", 1).scales = {6e-6, 3.5e-6};
+  argSpec(g, "conv", 2).scales = {6e-11, 3.5e-11};
+  ValidationResult clean = e.validate(g);
+  EXPECT_TRUE(clean.diagnostics.empty()) << dump(clean.diagnostics);
+  argSpec(g, "conv", 2).scales = {6e-11, 1e-21};
+  ValidationResult v = e.validate(g);
+  ASSERT_EQ(summary(v).front(), "scale-out-of-range conv in[2]") << dump(v.diagnostics);
+  EXPECT_EQ(v.diagnostics[0].expected, "1e-20 <= scale <= 1e+10");
+}
+
 TEST(NumericChecks, ZeroPointOutsideTheDtype) {
   Engine e = openEngine();
   Graph g = readGraphJson(kConv);

@@ -1,5 +1,6 @@
 // Sanity of the quantization parameters a graph carries, whatever the rules say: a scale
-// that is infinite or NaN, a scale below 1e-10 or above 1e10, a zero point outside its dtype's
+// that is infinite or NaN, a scale below 1e-10 (1e-20 for 32-bit encodings, whose scale is a
+// product input x weight) or above 1e10, a zero point outside its dtype's
 // range, and a conv/linear bias whose scale is not input scale x weight scale. Each concrete
 // spec is checked once (not once per rule variant that looks at it); only problems build
 // strings.
