@@ -130,7 +130,8 @@ class Builder {
     auto it = lifted_.find(n.name);
     n.kind = it == lifted_.end() ? NodeKind::kInput : it->second.kind;
     if (kind == "as_tensor") n.outputs.push_back(meta(n.name, in));
-    tensors_[n.name] = TensorRef{add(std::move(n), in), 0};
+    std::string name = n.name;  // `a = b` evaluates b first (C++17): read the name before the move
+    tensors_[std::move(name)] = TensorRef{add(std::move(n), in), 0};
   }
 
   Argument tensorRef(std::string_view name, const Json& where) {
@@ -345,7 +346,8 @@ class Builder {
       // FX's getitem reads the whole tuple: its argument is the producer (output 0) and the index.
       g.args = {Argument::tensorRef(producer, 0), Argument::integer(static_cast<int64_t>(i))};
       if (outs[i].tensor) g.outputs.push_back(meta(outs[i].name, outs[i].where));
-      tensors_[g.name] = TensorRef{add(std::move(g), outs[i].where), 0};
+      std::string name = g.name;  // before the move (see addInput)
+      tensors_[std::move(name)] = TensorRef{add(std::move(g), outs[i].where), 0};
     }
   }
 
