@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "JsonValue.h"
+#include "io/JsonText.h"
 #include "qnnrules/PortType.h"
 #include "qnnrules/io/Pt2Reader.h"
 
@@ -20,41 +21,8 @@ namespace {
 
 using jsonview::Kind;
 
-// Nesting depth of JSON text, measured before parsing so that hostile input ("[[[[…")
-// never reaches a parser or a recursive destructor. Returns the byte offset where `limit`
-// is exceeded, or npos.
-size_t findExcessiveNesting(std::string_view text, int limit) {
-  int depth = 0;
-  bool inString = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (inString) {
-      if (c == '\\') ++i;
-      else if (c == '"') inString = false;
-      continue;
-    }
-    if (c == '"') inString = true;
-    else if (c == '[' || c == '{') {
-      if (++depth > limit) return i;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return std::string_view::npos;
-}
-
-void lineColumnOf(std::string_view text, size_t offset, uint32_t& line, uint32_t& column) {
-  line = 1;
-  column = 1;
-  for (size_t i = 0; i < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-}
+using jsontext::findExcessiveNesting;
+using jsontext::lineColumnOf;
 
 template <typename V>
 std::string typeName(const V& v) {

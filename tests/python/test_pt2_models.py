@@ -29,6 +29,7 @@ xnnpack = pytest.importorskip("torchao.testing.pt2e._xnnpack_quantizer")
 
 import qnnrules  # noqa: E402
 import qnnrules.torch as qt  # noqa: E402
+from models import Decoder, torchvision_model  # noqa: E402
 
 SOC = "SM8650"
 QDQ_PREFIXES = ("quantized_decomposed.quantize_", "quantized_decomposed.dequantize_",
@@ -48,82 +49,17 @@ class Tiny(torch.nn.Module):
         return torch.sigmoid(self.fc(y))
 
 
-class RMSNorm(torch.nn.Module):
-    def __init__(self, dim, eps=1e-6):
-        super().__init__()
-        self.eps = eps
-        self.weight = torch.nn.Parameter(torch.ones(dim))
-
-    def forward(self, x):
-        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
-
-
-class Attention(torch.nn.Module):
-    def __init__(self, dim, heads, seq):
-        super().__init__()
-        self.heads, self.head_dim = heads, dim // heads
-        self.wq = torch.nn.Linear(dim, dim, bias=False)
-        self.wk = torch.nn.Linear(dim, dim, bias=False)
-        self.wv = torch.nn.Linear(dim, dim, bias=False)
-        self.wo = torch.nn.Linear(dim, dim, bias=False)
-        pos = torch.arange(seq, dtype=torch.float32)[:, None]
-        freq = 1.0 / (10000 ** (torch.arange(0, self.head_dim, 2, dtype=torch.float32) / self.head_dim))
-        self.register_buffer("cos", torch.cos(pos * freq), persistent=False)
-        self.register_buffer("sin", torch.sin(pos * freq), persistent=False)
-
-    def rope(self, x):
-        x1, x2 = x[..., 0::2], x[..., 1::2]
-        return torch.cat([x1 * self.cos - x2 * self.sin, x1 * self.sin + x2 * self.cos], dim=-1)
-
-    def forward(self, x):
-        b, s, d = x.shape
-        q, k, v = (w(x).view(b, s, self.heads, self.head_dim).transpose(1, 2) for w in (self.wq, self.wk, self.wv))
-        out = torch.nn.functional.scaled_dot_product_attention(self.rope(q), self.rope(k), v, is_causal=True)
-        return self.wo(out.transpose(1, 2).reshape(b, s, d))
-
-
-class Block(torch.nn.Module):
-    def __init__(self, dim, heads, seq):
-        super().__init__()
-        self.attn_norm, self.attn = RMSNorm(dim), Attention(dim, heads, seq)
-        self.mlp_norm = RMSNorm(dim)
-        self.w1 = torch.nn.Linear(dim, 4 * dim, bias=False)
-        self.w3 = torch.nn.Linear(dim, 4 * dim, bias=False)
-        self.w2 = torch.nn.Linear(4 * dim, dim, bias=False)
-
-    def forward(self, x):
-        x = x + self.attn(self.attn_norm(x))
-        h = self.mlp_norm(x)
-        return x + self.w2(torch.nn.functional.silu(self.w1(h)) * self.w3(h))
-
-
-class Decoder(torch.nn.Module):
-    """A small Llama-style decoder: embedding, RMSNorm, rotary causal attention, SwiGLU MLP."""
-
-    def __init__(self, vocab=256, dim=64, heads=4, layers=2, seq=16):
-        super().__init__()
-        self.embed = torch.nn.Embedding(vocab, dim)
-        self.layers = torch.nn.ModuleList(Block(dim, heads, seq) for _ in range(layers))
-        self.norm = RMSNorm(dim)
-        self.head = torch.nn.Linear(dim, vocab, bias=False)
-
-    def forward(self, tokens):
-        x = self.embed(tokens)
-        for layer in self.layers:
-            x = layer(x)
-        return self.head(self.norm(x))
-
-
-def image(n=224):
+def image(n):
     return (torch.randn(1, 3, n, n),)
 
 
+# The torchvision models and the KV-cache decoder of models.py, as the pt2e tests build them.
 MODELS = {
     "tiny": (Tiny, lambda: image(16)),
-    "resnet18": (lambda: torchvision.models.resnet18(weights=None), image),
-    "mobilenet_v3_large": (lambda: torchvision.models.mobilenet_v3_large(weights=None), image),
-    "vit_b_16": (lambda: torchvision.models.vit_b_16(weights=None), image),
-    "decoder": (Decoder, lambda: (torch.randint(0, 256, (1, 16)),)),
+    "resnet18": (lambda: torchvision_model("resnet18")[0], lambda: image(64)),
+    "mobilenet_v3_large": (lambda: torchvision_model("mobilenet_v3_large")[0], lambda: image(64)),
+    "vit_b_16": (lambda: torchvision_model("vit_b_16")[0], lambda: image(64)),
+    "decoder": (Decoder, Decoder.example),
 }
 
 

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 
+#include "JsonText.h"
 #include "Pt2Archive.h"
 #include "Pt2Json.h"
 #include "Pt2Program.h"
@@ -27,37 +28,9 @@ std::string trim(std::string s) {
   return s;
 }
 
-// Nesting depth of JSON text, checked before parsing so hostile input never reaches the
-// parser's or the walk's recursion. Returns the byte offset where `limit` is exceeded, or npos.
-size_t excessiveNesting(std::string_view text, int limit) {
-  int depth = 0;
-  bool inString = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (inString) {
-      if (c == '\\') ++i;
-      else if (c == '"') inString = false;
-    } else if (c == '"') {
-      inString = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > limit) return i;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return std::string_view::npos;
-}
-
 std::string lineColumn(std::string_view text, size_t offset) {
-  size_t line = 1, column = 1;
-  for (size_t i = 0; i < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
+  uint32_t line = 1, column = 1;
+  jsontext::lineColumnOf(text, offset, line, column);
   return "line " + std::to_string(line) + ", column " + std::to_string(column);
 }
 
@@ -69,7 +42,7 @@ class Reader {
     StatusOr<std::string> text = a_.read(entry, options_.maxFileBytes);
     if (!text.isOk()) throw EntryError{text.status()};
     const std::string where = a_.displayName() + ": entry '" + a_.root() + entry + "'";
-    if (size_t at = excessiveNesting(*text, options_.maxDepth); at != std::string_view::npos)
+    if (size_t at = jsontext::findExcessiveNesting(*text, options_.maxDepth); at != std::string_view::npos)
       throw EntryError{Status(StatusCode::kLimitExceeded,
                               where + ": JSON nested deeper than " + std::to_string(options_.maxDepth) +
                                   " levels at " + lineColumn(*text, at),
