@@ -1,7 +1,7 @@
 """Compares qnnrules's per-node verdicts with the recorded oracle verdicts.
 
   python3 tools/conformance/compare.py --validate PATH/qnn-validate [--data tests/conformance/htp.json]
-      [--rules OVERLAY_DIR] [--expect-disagreement CASE_ID] [--report out.json]
+      [--rules OVERLAY_DIR] [--expect-disagreement CASE_ID] [--report out.json] [--onnx DIR]
 
 Standard library only. For each SoC it writes one graph holding all recorded cases of that SoC
 (graph_build.py), runs qnn-validate --format json on it, and calls a case rejected when a
@@ -9,6 +9,10 @@ diagnostic of severity error names its node. A disagreement fails the run unless
 file (tests/conformance/htp-exceptions.json: case id + reason) lists it; an exception that no
 longer disagrees fails too, so the list cannot go stale. Cases the oracle could not ask about
 (verdict not_asked) are not compared. Exit 0 when everything agrees, 1 otherwise, 2 on bad input.
+
+With --onnx DIR the same comparison runs on the ONNX form of the cases in DIR (the models the
+oracle itself was given, named <op>.<config>.<SoC>.onnx): qnn-validate reads each model, so the
+ONNX reader and the rules' onnx keys are held to the recorded verdicts too.
 """
 import argparse
 import json
@@ -57,6 +61,24 @@ def qnnrules_verdicts(validate, cases, rule_dirs=()):
     return out
 
 
+def onnx_verdicts(validate, directory, rule_dirs=()):
+    """{case id: (verdict, codes)} from qnn-validate on each <op>.<config>.<SoC>.onnx in directory."""
+    out = {}
+    for name in sorted(os.listdir(directory)):
+        if not name.endswith(".onnx"):
+            continue
+        op, config, soc = name[: -len(".onnx")].rsplit(".", 2)
+        cmd = [validate, os.path.join(directory, name), "--backend", "htp", "--soc", soc, "--format", "json"]
+        for d in rule_dirs:
+            cmd += ["--rules", d]
+        p = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, QNNRULES_PATH=""))
+        if p.returncode not in (0, 1):
+            raise RuntimeError(f"qnn-validate failed on {name} (exit {p.returncode}):\n{p.stdout}\n{p.stderr}")
+        codes = sorted({d["code"] for d in json.loads(p.stdout)["diagnostics"] if d["severity"] == "error"})
+        out[f"{op}/{config}/{soc}"] = ("rejected" if codes else "accepted", codes)
+    return out
+
+
 def compare(data, exceptions, verdicts):
     """Returns (rows, problems): a row per compared case; problems are unexcepted disagreements
     and stale exceptions."""
@@ -87,6 +109,7 @@ def main(argv=None):
     ap.add_argument("--expect-disagreement", action="append", default=[],
                     help="mutation check: pass only if these cases (and no others) disagree")
     ap.add_argument("--report", help="write the per-case rows here (JSON)")
+    ap.add_argument("--onnx", help="compare the ONNX models of this directory instead of the graph forms")
     a = ap.parse_args(argv)
     try:
         data, exceptions = load(a.data), load(a.exceptions)["exceptions"]
@@ -94,7 +117,15 @@ def main(argv=None):
         print(f"error: cannot read the conformance data: {e}", file=sys.stderr)
         return 2
     try:
-        verdicts = qnnrules_verdicts(a.validate, data["cases"], a.rules)
+        if a.onnx:
+            verdicts = onnx_verdicts(a.validate, a.onnx, a.rules)
+            unknown = sorted(set(verdicts) - {c["id"] for c in data["cases"]})
+            if unknown:
+                raise RuntimeError(f"ONNX models of no recorded case: {', '.join(unknown)}")
+            data = {"cases": [c for c in data["cases"] if c["id"] in verdicts]}
+            exceptions = [e for e in exceptions if e["id"] in verdicts]
+        else:
+            verdicts = qnnrules_verdicts(a.validate, data["cases"], a.rules)
     except (OSError, RuntimeError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

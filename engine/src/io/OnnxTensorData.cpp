@@ -60,19 +60,31 @@ bool precheck(const onnx::TensorProto& t, std::string& why) {
   return true;
 }
 
-// Raw data must hold `n` elements; 4-bit types hold two per byte.
+// Bits per element of the packed sub-byte types (INT4/UINT4: two per byte, INT2/UINT2: four),
+// else 0.
+int subByteBits(int32_t type) {
+  if (type == kInt4 || type == kUInt4) return 4;
+  if (type == kInt2 || type == kUInt2) return 2;
+  return 0;
+}
+
+// Raw data must hold `n` elements; sub-byte types are packed.
 bool rawLongEnough(const onnx::TensorProto& t, int64_t n, std::string& why) {
-  const bool nibbles = t.data_type() == kInt4 || t.data_type() == kUInt4;
-  const uint64_t need = nibbles ? static_cast<uint64_t>(n + 1) / 2 : static_cast<uint64_t>(n) * bytesPer(t.data_type());
+  const int bits = subByteBits(t.data_type());
+  const int64_t perByte = bits ? 8 / bits : 0;
+  const uint64_t need = bits ? static_cast<uint64_t>((n + perByte - 1) / perByte)
+                             : static_cast<uint64_t>(n) * bytesPer(t.data_type());
   if (t.raw_data().size() >= need) return true;
   why = "its raw data holds " + std::to_string(t.raw_data().size()) + " bytes, fewer than its " + std::to_string(n) +
         " element(s) need";
   return false;
 }
 
-int64_t nibble(uint8_t byte, int64_t i, bool isSigned) {
-  int v = (i % 2 == 0) ? (byte & 0x0f) : (byte >> 4);
-  return isSigned && v >= 8 ? v - 16 : v;
+// Element i of a packed byte: the first element in the least significant bits.
+int64_t unpack(uint8_t byte, int64_t i, int bits, bool isSigned) {
+  const int perByte = 8 / bits;
+  const int v = (byte >> ((i % perByte) * bits)) & ((1 << bits) - 1);
+  return isSigned && v >= (1 << (bits - 1)) ? v - (1 << bits) : v;
 }
 
 }  // namespace
@@ -113,6 +125,8 @@ std::optional<QuantStorage> quantStorageOf(int32_t t) {
                                      std::numeric_limits<int32_t>::max()};
     case kUInt4: return QuantStorage{ScalarType::kUInt8, 0, 15};
     case kInt4: return QuantStorage{ScalarType::kInt8, -8, 7};
+    case kUInt2: return QuantStorage{ScalarType::kUInt8, 0, 3};
+    case kInt2: return QuantStorage{ScalarType::kInt8, -2, 1};
     default: return std::nullopt;
   }
 }
@@ -162,21 +176,21 @@ bool readInts(const onnx::TensorProto& t, std::vector<int64_t>& out, std::string
   const int32_t type = t.data_type();
   const bool raw = t.has_raw_data();
   if (raw && !rawLongEnough(t, n, why)) return false;
-  const bool nibbles = type == kInt4 || type == kUInt4;
-  if (!nibbles && bytesPer(type) == 0) {
+  const int bits = subByteBits(type);
+  if (!bits && bytesPer(type) == 0) {
     why = "its type " + onnxTypeName(type) + " is not an integer type";
     return false;
   }
   out.clear();
   for (int64_t i = 0; i < n; ++i) {
     const auto k = static_cast<size_t>(i);
-    if (nibbles) {
-      // Two 4-bit values per byte, the first in the low nibble (raw_data and int32_data alike).
-      const int64_t byteIndex = i / 2;
+    if (bits) {
+      // Packed values, the first in the low bits (raw_data and int32_data alike).
+      const int64_t byteIndex = i / (8 / bits);
       if (!raw && byteIndex >= t.int32_data_size()) break;
       const auto byte = raw ? static_cast<uint8_t>(t.raw_data()[static_cast<size_t>(byteIndex)])
                             : static_cast<uint8_t>(t.int32_data(static_cast<int>(byteIndex)));
-      out.push_back(nibble(byte, i, type == kInt4));
+      out.push_back(unpack(byte, i, bits, type == kInt4 || type == kInt2));
       continue;
     }
     if (type == kInt64) {
