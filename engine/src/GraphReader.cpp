@@ -845,6 +845,13 @@ GraphReadResult readGraphFile(const std::filesystem::path& path, const GraphRead
     r.status = Status(StatusCode::kIoError, name + ": is a directory, not a graph file", name);
     return r;
   }
+  // A device has no size to check against the limit (/dev/zero never ends) and a FIFO with no
+  // writer blocks the read forever: only regular files (or symlinks to them) are graphs.
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    r.status = Status(StatusCode::kIoError,
+                      name + ": is not a regular file (a device, FIFO or socket); give the path of a graph file", name);
+    return r;
+  }
   if (std::optional<GraphReadResult> pt2 = readIfPt2Archive(path, options)) return std::move(*pt2);
   uintmax_t size = std::filesystem::file_size(path, ec);
   if (!ec && size > options.maxFileBytes) {

@@ -1,5 +1,6 @@
 // qnn-validate end to end: exit codes, output formats, overlays, bad input.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
 
@@ -206,6 +207,21 @@ TEST(Cli, StrayCommaYamlIsRefusedInEveryYamlInput) {
     EXPECT_EQ(r.exitCode, 2) << file << "\n" << r.output;
     EXPECT_NE(r.output.find(file + ":1:1"), std::string::npos) << file << "\n" << r.output;
     EXPECT_NE(r.output.find("',' outside a flow collection"), std::string::npos) << file << "\n" << r.output;
+  }
+}
+
+// /dev/zero skipped the size limit (gigabytes, then an internal error) and a FIFO with no
+// writer blocked forever: neither is a regular file, so both are refused before any read.
+TEST(Cli, DevicesAndFifosAreRefusedAsGraphs) {
+  TempDir d;
+  const std::string fifo = (d.path() / "graph.fifo").string();
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& path : {std::string("/dev/zero"), fifo}) {
+    CommandResult r = testing::run("env QNNRULES_PATH= timeout 20 " + shellQuote(QNNRULES_VALIDATE_EXE) + " " +
+                                   shellQuote(path) + " --soc SM8650");
+    EXPECT_EQ(r.exitCode, 2) << path << "\n" << r.output;
+    EXPECT_NE(r.output.find("is not a regular file (a device, FIFO or socket)"), std::string::npos)
+        << path << "\n" << r.output;
   }
 }
 
