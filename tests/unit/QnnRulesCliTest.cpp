@@ -1,6 +1,10 @@
 // qnn-rules: lint, list, explain.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <regex>
+#include <sstream>
+
 #include "TestUtil.h"
 
 namespace qnnrules {
@@ -13,6 +17,23 @@ using testing::TempDir;
 CommandResult qnnRules(const std::string& args) {
   return testing::run("cd " + shellQuote(QNNRULES_SOURCE_DIR) + " && env QNNRULES_PATH= " +
                       shellQuote(QNNRULES_RULES_EXE) + " " + args);
+}
+
+// Both tools print the CMake project version (the one place it is written).
+TEST(QnnRulesCli, BothToolsPrintTheProjectVersion) {
+  std::ifstream cmake(std::string(QNNRULES_SOURCE_DIR) + "/CMakeLists.txt");
+  std::stringstream text;
+  text << cmake.rdbuf();
+  std::smatch m;
+  const std::string cmakeText = text.str();
+  ASSERT_TRUE(std::regex_search(cmakeText, m, std::regex(R"(project\(qnnrules VERSION ([0-9.]+))")));
+  const std::string version = m[1];
+  CommandResult rules = qnnRules("--version");
+  EXPECT_EQ(rules.exitCode, 0);
+  EXPECT_EQ(rules.output, "qnn-rules " + version + "\n");
+  CommandResult validate = testing::run(shellQuote(QNNRULES_VALIDATE_EXE) + " --version");
+  EXPECT_EQ(validate.exitCode, 0);
+  EXPECT_EQ(validate.output, "qnn-validate " + version + "\n");
 }
 
 TEST(QnnRulesCli, LintPassesOnTheBuiltinRules) {

@@ -183,6 +183,7 @@ int docs(RuleRegistry& reg, const std::string& outDir, bool check) {
 
 int main(int argc, char** argv) {
   CLI::App app{"Inspect and check qnnrules rule tables."};
+  app.set_version_flag("--version", "qnn-rules " QNNRULES_VERSION);
   app.require_subcommand(1);
   std::vector<std::string> dirs;
   std::string backend = "htp";

@@ -300,7 +300,9 @@ int run(const CliOptions& o) {
 int main(int argc, char** argv) {
   CliOptions o;
   CLI::App app{"Checks a quantized graph against QNN backend rules before lowering."};
-  app.add_option("graph", o.graphPath, "graph file (JSON, qnnrules graph format v1, or an ONNX model)");
+  app.set_version_flag("--version", "qnn-validate " QNNRULES_VERSION);
+  app.add_option("graph", o.graphPath,
+                 "graph file: a torch.export archive (.pt2), an ONNX model, or a JSON graph (format v1)");
   app.add_option("--backend", o.backend, "backend: htp, lpai, gpu")->capture_default_str();
   auto* soc = app.add_option("--soc", o.soc, "target SoC, e.g. SM8650 (see --list-socs)")->capture_default_str();
   auto* strict = app.add_flag("--strict", o.strict, "violations are errors, exit 1 (default)");
