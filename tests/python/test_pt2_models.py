@@ -17,8 +17,6 @@ busy cores); ``-m "not heavy"`` keeps the tiny model for iterating.
 """
 
 import json
-import os
-import subprocess
 
 import pytest
 
@@ -29,9 +27,9 @@ xnnpack = pytest.importorskip("torchao.testing.pt2e._xnnpack_quantizer")
 
 import qnnrules  # noqa: E402
 import qnnrules.torch as qt  # noqa: E402
+from conftest import SOC, run_cli as cli  # noqa: E402
 from models import Decoder, torchvision_model  # noqa: E402
 
-SOC = "SM8650"
 QDQ_PREFIXES = ("quantized_decomposed.quantize_", "quantized_decomposed.dequantize_",
                 "torchao.quantize_affine", "torchao.dequantize_affine")
 
@@ -123,16 +121,6 @@ def quantized_ports(graph_json):
         if any("qspec" in o for o in n.get("outputs", [])):
             outputs.add(n["name"])
     return edges, outputs
-
-
-def cli(path, *args):
-    exe = os.environ.get("QNNRULES_VALIDATE_EXE")
-    if not exe:
-        pytest.fail("QNNRULES_VALIDATE_EXE is not set: run these tests through ctest")
-    proc = subprocess.run([exe, str(path), "--backend", "htp", "--soc", SOC, "--format", "json", *args],
-                          capture_output=True, text=True, check=False)
-    assert proc.returncode in (0, 1), proc.stderr
-    return proc.returncode, json.loads(proc.stdout)
 
 
 HEAVY = pytest.mark.heavy

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "AnnotationTestUtil.h"
+#include "BuiltinEngine.h"
 #include "qnnrules/Engine.h"
 #include "qnnrules/passes/NumericChecks.h"
 
@@ -36,13 +37,7 @@ constexpr const char* kConv = R"({"format": "qnnrules-graph", "version": 1, "nam
      "qspec": {"dtype": "uint8", "scale": 0.00390625, "zero_point": 0}}]},
   {"name": "output", "kind": "output", "args": [[{"ref": "sig"}]]}]})";
 
-Engine openEngine() {
-  EngineOptions o;
-  o.soc = "SM8650";
-  o.useEnvironment = false;
-  o.builtinRulesDir = std::string(QNNRULES_SOURCE_DIR) + "/rules";
-  return Engine(o);
-}
+Engine openEngine() { return builtinEngine("htp", "SM8650"); }
 
 QuantSpec& outSpec(Graph& g, const std::string& node) {
   return *g.mutableNodes()[*g.findNode(node)].outputs[0].qspec;

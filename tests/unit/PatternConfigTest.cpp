@@ -10,6 +10,7 @@
 #include <set>
 
 #include "AnnotationTestUtil.h"
+#include "BuiltinEngine.h"
 #include "qnnrules/Engine.h"
 
 namespace qnnrules {
@@ -18,15 +19,7 @@ namespace {
 using namespace qnnrules::testing;  // NOLINT
 using json = nlohmann::json;
 
-Engine openEngine(const std::string& backend, const std::string& socName) {
-  EngineOptions o;
-  o.backend = backend;
-  o.soc = socName;
-  o.useEnvironment = false;
-  o.builtinRulesDir = std::string(QNNRULES_SOURCE_DIR) + "/rules";
-  o.mode = Mode::kStrict;
-  return Engine(o);
-}
+Engine openEngine(const std::string& backend, const std::string& socName) { return builtinEngine(backend, socName); }
 
 // The tensor dtype a port is fed with: float when some variant quantizes or floats it (the
 // annotator decides), else the integer or bool type the rule takes (indices, masks).

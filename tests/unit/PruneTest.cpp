@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "AnnotationTestUtil.h"
+#include "BuiltinEngine.h"
 #include "qnnrules/Engine.h"
 #include "qnnrules/UserIndex.h"
 #include "qnnrules/passes/Prune.h"
@@ -14,14 +15,7 @@ namespace {
 
 using namespace qnnrules::testing;  // NOLINT
 
-Engine openEngine(const std::string& backend, const std::string& socName) {
-  EngineOptions o;
-  o.backend = backend;
-  o.soc = socName;
-  o.useEnvironment = false;
-  o.builtinRulesDir = std::string(QNNRULES_SOURCE_DIR) + "/rules";
-  return Engine(o);
-}
+Engine openEngine(const std::string& backend, const std::string& socName) { return builtinEngine(backend, socName); }
 
 std::vector<std::string> names(const Graph& g, const std::vector<uint32_t>& nodes) {
   std::vector<std::string> out;

@@ -1,0 +1,21 @@
+// An engine over the source tree's rules only (no QNNRULES_PATH, no installed copy), as the
+// tests that check the real rule tables open it.
+#pragma once
+
+#include <string>
+
+#include "qnnrules/Engine.h"
+
+namespace qnnrules::testing {
+
+inline Engine builtinEngine(const std::string& backend, const std::string& soc, Mode mode = Mode::kStrict) {
+  EngineOptions o;
+  o.backend = backend;
+  o.soc = soc;
+  o.mode = mode;
+  o.useEnvironment = false;
+  o.builtinRulesDir = std::string(QNNRULES_SOURCE_DIR) + "/rules";
+  return Engine(o);
+}
+
+}  // namespace qnnrules::testing
