@@ -742,6 +742,10 @@ def comparison():
     fx.case("gt16", "aten.gt.Tensor", [fx.ref("x16"), fx.ref("x16")], [("bool", T, None)],
             note="AIMET's V75 kernel table runs comparisons on 8-bit tensors only [QC §4.4], but the conformance "
                  "oracle accepts 16-bit comparisons on every architecture (gt/16a/<SoC>).")
+    fx.case("ne16", "aten.ne.Scalar", [fx.ref("x16"), 0.0], [("bool", T, None)],
+            note="ne is not in the oracle (ONNX has no NotEqual); ExecuTorch's V68 test_not_equal runs it at 16 bits.")
+    fx.case("ne_mixed", "aten.ne.Tensor", [fx.ref("x8"), fx.ref("x16")], [("bool", T, None)],
+            expect=[E("no-matching-variant", "htp.ne", no_variant("htp.ne", "ElementWiseNotEqual"))])
     q_mask = {"dtype": "uint8", "quant_min": 0, "quant_max": 255, "scale": 1.0, "zero_point": 0}
     fx.case("where_quantized_condition", "aten.where.self", [fx.ref("mask", q_mask), fx.ref("x8"), fx.ref("x8b")],
             [("float32", T, u8(0.03, 110))],
