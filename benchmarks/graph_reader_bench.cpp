@@ -9,7 +9,7 @@
 #include <simdjson.h>
 #include <string>
 
-#include "qnnrules/GraphReader.h"
+#include "qnnrules/io/GraphReader.h"
 
 namespace {
 

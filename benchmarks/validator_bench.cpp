@@ -8,7 +8,7 @@
 #include <string>
 
 #include "qnnrules/Engine.h"
-#include "qnnrules/Graph.h"
+#include "qnnrules/graph/Graph.h"
 
 namespace {
 

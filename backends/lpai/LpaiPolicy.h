@@ -3,7 +3,7 @@
 // dequantize of a graph output stay on CPU; and lowering needs the graph fully delegated.
 #pragma once
 
-#include "qnnrules/DelegationPolicy.h"
+#include "qnnrules/delegate/DelegationPolicy.h"
 
 namespace qnnrules::backends {
 

@@ -1,8 +1,8 @@
 #include "qnnrules/Engine.h"
 
-#include "qnnrules/Partitioner.h"
-#include "qnnrules/QdqReader.h"
-#include "qnnrules/UserIndex.h"
+#include "qnnrules/delegate/Partitioner.h"
+#include "qnnrules/passes/QdqReader.h"
+#include "qnnrules/graph/UserIndex.h"
 #include "qnnrules/io/OnnxBinding.h"
 #include "qnnrules/passes/NumericChecks.h"
 #include "qnnrules/passes/Prune.h"

@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "qnnrules/Diagnostic.h"
-#include "qnnrules/Status.h"
+#include "qnnrules/report/Diagnostic.h"
+#include "qnnrules/core/Status.h"
 
 namespace qnnrules::python {
 

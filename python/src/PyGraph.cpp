@@ -5,9 +5,9 @@
 #include <pybind11/stl/filesystem.h>
 
 #include "Bindings.h"
-#include "qnnrules/Graph.h"
-#include "qnnrules/GraphReader.h"
-#include "qnnrules/GraphWriter.h"
+#include "qnnrules/graph/Graph.h"
+#include "qnnrules/io/GraphReader.h"
+#include "qnnrules/io/GraphWriter.h"
 
 namespace qnnrules::python {
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "qnnrules/Engine.h"
-#include "qnnrules/GraphReader.h"
-#include "qnnrules/GraphWriter.h"
+#include "qnnrules/io/GraphReader.h"
+#include "qnnrules/io/GraphWriter.h"
 
 namespace {
 

@@ -7,12 +7,12 @@
 #include <memory>
 #include <string>
 
-#include "qnnrules/Annotator.h"
-#include "qnnrules/GraphReader.h"
-#include "qnnrules/QuantConfig.h"
-#include "qnnrules/RuleLoader.h"
-#include "qnnrules/RuleSet.h"
-#include "qnnrules/Validator.h"
+#include "qnnrules/annotate/Annotator.h"
+#include "qnnrules/io/GraphReader.h"
+#include "qnnrules/annotate/QuantConfig.h"
+#include "qnnrules/rules/RuleLoader.h"
+#include "qnnrules/rules/RuleSet.h"
+#include "qnnrules/validate/Validator.h"
 
 namespace qnnrules::testing {
 

@@ -6,7 +6,7 @@
 #include <set>
 
 #include "AnnotationTestUtil.h"
-#include "qnnrules/PortType.h"
+#include "qnnrules/graph/PortType.h"
 
 namespace qnnrules {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "qnnrules/BackendOptions.h"
+#include "qnnrules/delegate/BackendOptions.h"
 
 namespace qnnrules {
 namespace {

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "qnnrules/GraphReader.h"
-#include "qnnrules/RuleLoader.h"
-#include "qnnrules/RuleSet.h"
-#include "qnnrules/Soc.h"
+#include "qnnrules/io/GraphReader.h"
+#include "qnnrules/rules/RuleLoader.h"
+#include "qnnrules/rules/RuleSet.h"
+#include "qnnrules/rules/Soc.h"
 
 namespace qnnrules::testing {
 

@@ -9,8 +9,8 @@
 
 #include "DelegationTestGraphs.h"
 #include "TestUtil.h"
-#include "qnnrules/DotWriter.h"
-#include "qnnrules/Partitioner.h"
+#include "qnnrules/report/DotWriter.h"
+#include "qnnrules/delegate/Partitioner.h"
 
 namespace qnnrules {
 namespace {

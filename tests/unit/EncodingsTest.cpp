@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "AnnotationTestUtil.h"
-#include "qnnrules/Encodings.h"
+#include "qnnrules/annotate/Encodings.h"
 
 namespace qnnrules {
 namespace {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "TestUtil.h"
-#include "qnnrules/GraphReader.h"
+#include "qnnrules/io/GraphReader.h"
 
 namespace qnnrules {
 namespace {

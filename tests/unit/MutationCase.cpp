@@ -4,8 +4,8 @@
 #include <cmath>
 #include <limits>
 
-#include "qnnrules/ConstraintText.h"
-#include "qnnrules/PortType.h"
+#include "qnnrules/validate/ConstraintText.h"
+#include "qnnrules/graph/PortType.h"
 
 namespace qnnrules::testing {
 namespace {

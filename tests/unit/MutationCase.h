@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "qnnrules/Graph.h"
-#include "qnnrules/Rule.h"
+#include "qnnrules/graph/Graph.h"
+#include "qnnrules/rules/Rule.h"
 
 namespace qnnrules::testing {
 

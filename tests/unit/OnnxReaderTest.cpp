@@ -9,9 +9,9 @@
 
 #include "TestUtil.h"
 #include "qnnrules/Engine.h"
-#include "qnnrules/GraphReader.h"
-#include "qnnrules/PortType.h"
-#include "qnnrules/QdqReader.h"
+#include "qnnrules/io/GraphReader.h"
+#include "qnnrules/graph/PortType.h"
+#include "qnnrules/passes/QdqReader.h"
 #include "qnnrules/io/OnnxBinding.h"
 
 namespace qnnrules {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "qnnrules/RuleLoader.h"
-#include "qnnrules/RuleSet.h"
+#include "qnnrules/rules/RuleLoader.h"
+#include "qnnrules/rules/RuleSet.h"
 
 namespace qnnrules {
 namespace {

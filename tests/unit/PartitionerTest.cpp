@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "DelegationTestGraphs.h"
-#include "qnnrules/Partitioner.h"
+#include "qnnrules/delegate/Partitioner.h"
 
 namespace qnnrules {
 namespace {

@@ -1,7 +1,7 @@
 // What QNN sees on a port, derived from an annotation.
 #include <gtest/gtest.h>
 
-#include "qnnrules/PortType.h"
+#include "qnnrules/graph/PortType.h"
 
 namespace qnnrules {
 namespace {

@@ -7,7 +7,7 @@
 #include "AnnotationTestUtil.h"
 #include "BuiltinEngine.h"
 #include "qnnrules/Engine.h"
-#include "qnnrules/UserIndex.h"
+#include "qnnrules/graph/UserIndex.h"
 #include "qnnrules/passes/Prune.h"
 
 namespace qnnrules {

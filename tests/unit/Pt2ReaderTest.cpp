@@ -6,8 +6,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "qnnrules/GraphReader.h"
-#include "qnnrules/QdqReader.h"
+#include "qnnrules/io/GraphReader.h"
+#include "qnnrules/passes/QdqReader.h"
 #include "qnnrules/io/Pt2Reader.h"
 
 namespace qnnrules {

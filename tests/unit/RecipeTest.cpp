@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "AnnotationTestUtil.h"
-#include "qnnrules/PortType.h"
-#include "qnnrules/Recipe.h"
+#include "qnnrules/graph/PortType.h"
+#include "qnnrules/annotate/Recipe.h"
 
 namespace qnnrules {
 namespace {

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "qnnrules/RuleRegistry.h"
-#include "qnnrules/Validator.h"
+#include "qnnrules/rules/RuleRegistry.h"
+#include "qnnrules/validate/Validator.h"
 
 namespace qnnrules {
 namespace {

@@ -18,7 +18,7 @@
 
 #include "TestUtil.h"
 #include "qnnrules/Engine.h"
-#include "qnnrules/GraphReader.h"
+#include "qnnrules/io/GraphReader.h"
 
 namespace qnnrules {
 namespace {

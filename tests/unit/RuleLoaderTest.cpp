@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "TestUtil.h"
-#include "qnnrules/RuleLoader.h"
+#include "qnnrules/rules/RuleLoader.h"
 
 namespace qnnrules {
 namespace {

@@ -15,9 +15,9 @@
 #include <sstream>
 
 #include "MutationCase.h"
-#include "qnnrules/PortType.h"
-#include "qnnrules/RuleRegistry.h"
-#include "qnnrules/Validator.h"
+#include "qnnrules/graph/PortType.h"
+#include "qnnrules/rules/RuleRegistry.h"
+#include "qnnrules/validate/Validator.h"
 
 namespace qnnrules {
 namespace {

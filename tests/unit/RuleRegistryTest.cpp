@@ -7,7 +7,7 @@
 
 #include "TestUtil.h"
 #include "qnnrules/Engine.h"
-#include "qnnrules/RuleRegistry.h"
+#include "qnnrules/rules/RuleRegistry.h"
 
 namespace qnnrules {
 namespace {

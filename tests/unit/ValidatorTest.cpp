@@ -4,9 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "qnnrules/GraphReader.h"
-#include "qnnrules/RuleLoader.h"
-#include "qnnrules/Validator.h"
+#include "qnnrules/io/GraphReader.h"
+#include "qnnrules/rules/RuleLoader.h"
+#include "qnnrules/validate/Validator.h"
 
 namespace qnnrules {
 namespace {

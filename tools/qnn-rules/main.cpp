@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "qnnrules/GraphWriter.h"
-#include "qnnrules/ConstraintText.h"
-#include "qnnrules/RuleRegistry.h"
-#include "qnnrules/SupportedOpsDoc.h"
+#include "qnnrules/io/GraphWriter.h"
+#include "qnnrules/validate/ConstraintText.h"
+#include "qnnrules/rules/RuleRegistry.h"
+#include "qnnrules/report/SupportedOpsDoc.h"
 
 #include <filesystem>
 #include <fstream>

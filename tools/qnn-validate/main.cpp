@@ -13,12 +13,12 @@
 #include <string>
 #include <vector>
 
-#include "qnnrules/DotWriter.h"
+#include "qnnrules/report/DotWriter.h"
 #include "qnnrules/Engine.h"
-#include "qnnrules/Encodings.h"
-#include "qnnrules/GraphReader.h"
-#include "qnnrules/GraphWriter.h"
-#include "qnnrules/QdqReader.h"
+#include "qnnrules/annotate/Encodings.h"
+#include "qnnrules/io/GraphReader.h"
+#include "qnnrules/io/GraphWriter.h"
+#include "qnnrules/passes/QdqReader.h"
 #include "qnnrules/io/OnnxBinding.h"
 
 namespace {

@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "qnnrules/Annotator.h"
-#include "qnnrules/BackendOptions.h"
-#include "qnnrules/DelegationReport.h"
-#include "qnnrules/Diagnostic.h"
-#include "qnnrules/Graph.h"
-#include "qnnrules/RuleRegistry.h"
-#include "qnnrules/Validator.h"
+#include "qnnrules/annotate/Annotator.h"
+#include "qnnrules/delegate/BackendOptions.h"
+#include "qnnrules/delegate/DelegationReport.h"
+#include "qnnrules/report/Diagnostic.h"
+#include "qnnrules/graph/Graph.h"
+#include "qnnrules/rules/RuleRegistry.h"
+#include "qnnrules/validate/Validator.h"
 
 namespace qnnrules {
 

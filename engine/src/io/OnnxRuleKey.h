@@ -7,8 +7,8 @@
 
 #include <string>
 
-#include "qnnrules/Rule.h"
-#include "../StrictYaml.h"
+#include "qnnrules/rules/Rule.h"
+#include "../rules/StrictYaml.h"
 
 namespace qnnrules {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "qnnrules/QuantSpec.h"
+#include "qnnrules/graph/QuantSpec.h"
 
 namespace qnnrules::onnxio {
 

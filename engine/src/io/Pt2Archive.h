@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "qnnrules/Status.h"
+#include "qnnrules/core/Status.h"
 
 namespace qnnrules::pt2 {
 

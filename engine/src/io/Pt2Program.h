@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "qnnrules/Graph.h"
+#include "qnnrules/graph/Graph.h"
 
 namespace qnnrules::pt2 {
 

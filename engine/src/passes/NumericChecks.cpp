@@ -3,8 +3,8 @@
 #include <cmath>
 #include <fmt/format.h>
 
-#include "qnnrules/Annotator.h"
-#include "qnnrules/PortType.h"
+#include "qnnrules/annotate/Annotator.h"
+#include "qnnrules/graph/PortType.h"
 
 namespace qnnrules {
 namespace {

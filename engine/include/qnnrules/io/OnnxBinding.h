@@ -9,8 +9,8 @@
 
 #include <cstddef>
 
-#include "qnnrules/Graph.h"
-#include "qnnrules/RuleSet.h"
+#include "qnnrules/graph/Graph.h"
+#include "qnnrules/rules/RuleSet.h"
 
 namespace qnnrules {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "qnnrules/SourceMark.h"
+#include "qnnrules/core/SourceMark.h"
 
 namespace qnnrules {
 

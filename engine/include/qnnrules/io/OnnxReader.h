@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "qnnrules/GraphReader.h"
+#include "qnnrules/io/GraphReader.h"
 
 namespace qnnrules {
 

@@ -13,7 +13,7 @@
 
 #include <filesystem>
 
-#include "qnnrules/GraphReader.h"
+#include "qnnrules/io/GraphReader.h"
 
 namespace qnnrules {
 

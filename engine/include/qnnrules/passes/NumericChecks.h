@@ -9,9 +9,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "qnnrules/Diagnostic.h"
-#include "qnnrules/Graph.h"
-#include "qnnrules/RuleSet.h"
+#include "qnnrules/report/Diagnostic.h"
+#include "qnnrules/graph/Graph.h"
+#include "qnnrules/rules/RuleSet.h"
 
 namespace qnnrules {
 

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "qnnrules/Graph.h"
-#include "qnnrules/UserIndex.h"
+#include "qnnrules/graph/Graph.h"
+#include "qnnrules/graph/UserIndex.h"
 
 namespace qnnrules {
 

@@ -1,0 +1,60 @@
+// Overrides of the default quantization config: by ATen target, by RE2 regex on the node
+// name or on the module path, with priorities, per-node block sizes and discarded nodes/ops.
+// Read from a recipe YAML file or built through the API; patterns are compiled once.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "qnnrules/report/Diagnostic.h"
+#include "qnnrules/annotate/QuantConfig.h"
+#include "qnnrules/rules/RuleLoader.h"
+#include "qnnrules/core/Status.h"
+
+namespace re2 {
+class RE2;
+}
+
+namespace qnnrules {
+
+struct Override {
+  enum class By : uint8_t { kTarget, kNodeName, kModule };
+  By by = By::kTarget;
+  std::vector<std::string> targets;   // kTarget: exact ATen targets
+  std::string pattern;                // kNodeName / kModule: RE2 syntax, partial match
+  std::shared_ptr<const re2::RE2> regex;  // compiled by compileOverride
+  std::optional<ConfigSelection> selection;  // the config for matched nodes (unset when discard)
+  int priority = 1;                   // higher wins; among equals the later override wins
+  std::vector<int64_t> blockSize;     // per-node LPBQ block size (per_block selections)
+  bool discard = false;               // matched nodes stay unannotated
+  std::string note;
+  SourceMark mark;                    // where it was written (unknown for API-built overrides)
+
+  std::string describe() const;       // "module regex 'output\.conv' (recipe.yaml:7:5)"
+};
+
+struct Recipe {
+  std::optional<ConfigSelection> defaultSelection;  // replaces the --annotate config when set
+  std::vector<Override> overrides;                 // in the order written
+  std::vector<std::string> discardNodes;           // exact node names
+  std::vector<std::string> discardOps;             // exact ATen targets
+  SourceMark mark;                                 // the file, for unmatched discard entries
+};
+
+// Compiles the regex of a kNodeName / kModule override and checks its fields. API users call
+// it for each override they build; the loader calls it for every override it reads.
+Status compileOverride(Override& o);
+
+// Strict loading (unknown/duplicate keys, bad regexes and unknown configs are errors with
+// file:line:column). `configs` resolves config names.
+void loadRecipeText(const std::string& text, const std::string& displayPath, const QuantConfigTable& configs,
+                    Recipe& out, DiagnosticList& errors, const LoadLimits& limits = {});
+void loadRecipeFile(const std::filesystem::path& file, const std::string& displayPath,
+                    const QuantConfigTable& configs, Recipe& out, DiagnosticList& errors,
+                    const LoadLimits& limits = {});
+
+}  // namespace qnnrules

@@ -1,0 +1,102 @@
+// Which nodes a backend runs and which fall back to CPU, in how many partitions, and why:
+// the result of partitionGraph (Partitioner.h), and its text and JSON forms.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "qnnrules/report/Diagnostic.h"
+#include "qnnrules/graph/Graph.h"
+
+namespace qnnrules {
+
+enum class Placement : uint8_t {
+  kNone,       // graph inputs and outputs: not placed anywhere
+  kDelegated,  // runs on the backend, in a partition
+  kCpu,        // falls back to CPU
+};
+std::string_view placementName(Placement p);  // "none", "delegated", "cpu"
+
+enum class NodeRole : uint8_t {
+  kBoundary,  // graph input or output node
+  kCompute,   // an operator call that does work
+  kFollower,  // parameters, constants and plumbing (getitem, structural rules): follow their neighbours
+};
+
+// Why a compute node runs on CPU. Names are stable (JSON, tests).
+enum class FallbackReason : uint8_t {
+  kNone,
+  kNoRule,         // no rule covers the op
+  kUnsupported,    // a rule declares the op unsupported on this backend
+  kArchGate,       // no variant of the rule (or of the node's annotation) is available on the SoC
+  kConstraint,     // strict mode: the node violates its rule's constraints
+  kBackendPolicy,  // the backend keeps it on CPU by design (LPAI graph-input Q, graph-output DQ)
+  kFollowsCpu,     // plumbing whose producer runs on CPU
+};
+std::string_view fallbackReasonName(FallbackReason r);  // "no-rule", "unsupported", "arch-gate", ...
+
+struct NodeDelegation {
+  Placement placement = Placement::kNone;
+  NodeRole role = NodeRole::kBoundary;
+  int32_t partition = -1;                  // index into DelegationReport::partitions
+  FallbackReason reason = FallbackReason::kNone;
+  bool invalid = false;                    // has validation errors (warn mode may still delegate it)
+};
+
+struct Partition {
+  std::vector<uint32_t> nodes;  // graph order; followers (parameters, getitem) included
+  size_t computeNodes = 0;      // the size reported: operator calls only
+};
+
+// A compute node on CPU with the diagnostic that put it there.
+struct Fallback {
+  uint32_t node = 0;
+  FallbackReason reason = FallbackReason::kNone;
+  std::optional<DiagCode> code;  // the validator's code; none for backend policy / follows-cpu
+  std::string message;
+  std::string ruleId;
+  SourceMark mark;
+  std::string hint;
+};
+
+struct DelegationReport {
+  std::string backend;
+  bool strict = true;                    // strict: nodes that fail validation fall back
+  std::vector<NodeDelegation> nodes;     // parallel to Graph::nodes()
+  std::vector<Partition> partitions;     // ordered by first node
+  std::vector<Fallback> fallbacks;       // compute nodes on CPU, graph order
+  // Boundary conversions the backend leaves to CPU in an annotated graph (LPAI: quantize of
+  // each quantized graph input, dequantize of each quantized graph output): node and sentence.
+  std::vector<std::pair<uint32_t, std::string>> cpuConversions;
+  // Call nodes left out before partitioning (passes/Prune.h): dead ones (no graph output
+  // needs them) and constant ones (no graph input reaches them; static tensors for their users).
+  std::vector<uint32_t> deadNodes;
+  std::vector<uint32_t> constantNodes;
+  size_t computeNodes = 0;
+  size_t delegatedComputeNodes = 0;
+  size_t invalidDelegatedNodes = 0;      // warn mode: delegated although validation failed
+
+  bool fullDelegationRequired = false;
+  // Why full delegation fails (empty = satisfied or not required): one sentence each.
+  std::vector<std::string> fullDelegationProblems;
+  std::vector<uint32_t> fullDelegationOffenders;  // compute nodes on CPU that break it
+
+  bool ok() const { return fullDelegationProblems.empty(); }
+};
+
+// "delegation to lpai (strict mode): 7 of 8 compute node(s) delegated in 2 partition(s), 1 on CPU"
+std::string delegationSummaryLine(const DelegationReport& report);
+// That line, a table of partitions and fallback nodes, then the full-delegation verdict:
+//   delegation to lpai: 7 of 8 compute nodes delegated in 2 partitions, 1 on CPU
+//     partition  nodes  first .. last
+//     ...
+std::string formatDelegationText(const Graph& graph, const DelegationReport& report);
+// One JSON object: counts, partitions (node names), fallbacks (node, op, reason, code, ...),
+// full_delegation {required, ok, problems, offenders}.
+std::string formatDelegationJson(const Graph& graph, const DelegationReport& report);
+
+}  // namespace qnnrules

@@ -1,0 +1,40 @@
+// Splits a validated graph the way a delegate partitioner would: which nodes the backend
+// takes, which fall back to CPU, and the partitions (connected groups of delegated nodes
+// that do not depend on themselves through a CPU node).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "qnnrules/delegate/DelegationPolicy.h"
+#include "qnnrules/delegate/DelegationReport.h"
+#include "qnnrules/graph/Graph.h"
+#include "qnnrules/rules/RuleSet.h"
+#include "qnnrules/rules/Soc.h"
+#include "qnnrules/graph/UserIndex.h"
+#include "qnnrules/validate/Validator.h"
+#include "qnnrules/passes/Prune.h"
+
+namespace qnnrules {
+
+struct PartitionOptions {
+  // Strict: a node with validation errors falls back to CPU, as QNN's op validation would
+  // reject it. Warn: it stays delegated and is marked invalid.
+  bool strict = true;
+  // Default: what the backend's policy requires (LPAI: yes).
+  std::optional<bool> requireFullDelegation;
+  // Default: the policy registered for the rule set's backend.
+  const DelegationPolicy* policy = nullptr;
+  // Dead nodes are left out (placement none, in no partition); constant nodes follow their
+  // users like parameters. Null: every node counts.
+  const PruneResult* pruned = nullptr;
+  // The graph's user index when the caller has one (the engine builds it once for pruning).
+  const UserIndex* users = nullptr;
+};
+
+// `validation` must be validateGraph's result for this graph and rule set before applyMode,
+// so errors still read as errors; the partitioner reuses its per-node diagnostics.
+DelegationReport partitionGraph(const Graph& graph, const RuleSet& rules, const SocInfo& soc,
+                                const ValidationResult& validation, const PartitionOptions& options = {});
+
+}  // namespace qnnrules

@@ -1,0 +1,121 @@
+// The in-memory graph: nodes in topological order, their arguments, outputs and
+// quantization annotations. Built by a GraphReader or in memory by an embedder.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "qnnrules/core/OptionalBox.h"
+#include "qnnrules/graph/QuantSpec.h"
+#include "qnnrules/core/Status.h"
+
+namespace qnnrules {
+
+enum class NodeKind : uint8_t {
+  kInput,      // graph input (FX placeholder)
+  kParameter,  // weight or bias (FX get_attr / lifted parameter)
+  kConstant,   // lifted constant tensor
+  kCall,       // an operator call; has a target
+  kOutput,     // the graph's output node
+};
+std::string_view nodeKindName(NodeKind k);  // "input", "parameter", ...
+std::optional<NodeKind> parseNodeKind(std::string_view s);
+
+struct TensorRef {
+  uint32_t node = 0;    // index into Graph::nodes()
+  uint32_t output = 0;  // which output of that node
+};
+
+// One positional argument (or keyword value). Literals are kept so rules can look at attributes.
+struct Argument {
+  enum class Kind : uint8_t { kNone, kBool, kInt, kFloat, kString, kList, kTensor };
+  Kind kind = Kind::kNone;
+  bool b = false;
+  int64_t i = 0;
+  double f = 0.0;
+  std::string s;
+  std::vector<Argument> list;
+  TensorRef tensor;                 // when kind == kTensor
+  OptionalBox<QuantSpec> qspec;     // annotation of this input edge (kTensor only)
+
+  static Argument tensorRef(uint32_t node, uint32_t output = 0) {
+    Argument a; a.kind = Kind::kTensor; a.tensor = {node, output}; return a;
+  }
+  static Argument integer(int64_t v) { Argument a; a.kind = Kind::kInt; a.i = v; return a; }
+};
+
+// Observed value ranges from calibration, from which encodings are computed (Encodings.h).
+// Per-tensor: one min and one max. Per-channel: one per channel along `axis`. Per-block:
+// `blocks` values per channel, channel-major (LPBQ weights).
+struct TensorStats {
+  std::vector<double> min;
+  std::vector<double> max;
+  int32_t axis = -1;   // -1: per-tensor
+  int64_t blocks = 0;  // 0: not block-wise
+};
+
+struct TensorMeta {
+  ScalarType dtype = ScalarType::kFloat32;
+  std::vector<int64_t> shape;
+  OptionalBox<QuantSpec> qspec;     // annotation of this output
+  OptionalBox<TensorStats> stats;   // calibration statistics of this output, if recorded
+};
+
+struct Node {
+  std::string name;
+  NodeKind kind = NodeKind::kCall;
+  uint32_t targetId = kNoTarget;    // index into Graph::targets(); kNoTarget unless kind == kCall
+  std::vector<Argument> args;
+  std::vector<std::pair<std::string, Argument>> kwargs;
+  std::vector<TensorMeta> outputs;
+  std::string modulePath;           // e.g. "layer1.0.conv1" (from nn_module_stack); may be empty
+
+  static constexpr uint32_t kNoTarget = UINT32_MAX;
+};
+
+class Graph {
+ public:
+  std::string name;
+  int formatVersion = 1;
+
+  const std::vector<Node>& nodes() const { return nodes_; }
+  std::vector<Node>& mutableNodes() { return nodes_; }
+  const Node& node(uint32_t i) const { return nodes_[i]; }
+  // Interned ATen targets: each distinct target string is stored once, so passes map
+  // targets to rules once per distinct target rather than once per node.
+  const std::vector<std::string>& targets() const { return targets_; }
+  std::string_view target(const Node& n) const {
+    return n.targetId == Node::kNoTarget ? std::string_view() : std::string_view(targets_[n.targetId]);
+  }
+
+  uint32_t internTarget(std::string_view target);
+  // Room for `nodes` nodes, so that reading a large graph does not rehash its name index.
+  void reserve(size_t nodes);
+  // Appends a node; fails on a duplicate name. Returns the node's index.
+  StatusOr<uint32_t> addNode(Node node);
+  std::optional<uint32_t> findNode(std::string_view name) const;
+
+  // Checks the invariants a reader guarantees: tensor references point at earlier nodes and
+  // existing outputs, shared references point at existing nodes/outputs/edges, calls have targets.
+  Status verify() const;
+
+ private:
+  // Lets string_view look up std::string keys without building a string.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  using NameMap = std::unordered_map<std::string, uint32_t, NameHash, std::equal_to<>>;
+
+  std::vector<Node> nodes_;
+  std::vector<std::string> targets_;
+  NameMap targetIndex_;
+  NameMap nodeIndex_;
+};
+
+}  // namespace qnnrules

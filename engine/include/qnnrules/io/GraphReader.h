@@ -1,0 +1,38 @@
+// Serialized graph (JSON, format v1, docs/graph-format.md) -> Graph.
+// One interface whatever JSON parser is underneath (GraphReadOptions::parser).
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "qnnrules/report/Diagnostic.h"
+#include "qnnrules/graph/Graph.h"
+#include "qnnrules/core/Status.h"
+
+namespace qnnrules {
+
+// The JSON parser underneath. Both build the same Graph and report the same schema errors;
+// simdjson parses several times faster (benchmarks/graph_reader_bench.cpp) and sees duplicate
+// keys, which nlohmann's DOM drops silently.
+enum class JsonParser : uint8_t { kSimdjson, kNlohmann };
+
+struct GraphReadOptions {
+  uint64_t maxFileBytes = 1ull << 30;  // 1 GiB
+  int maxDepth = 64;                   // JSON nesting
+  JsonParser parser = JsonParser::kSimdjson;
+};
+using GraphReadLimits = GraphReadOptions;
+
+struct GraphReadResult {
+  Graph graph;
+  Status status;          // kParseError, kSchemaError, kLimitExceeded, kNotFound, kIoError
+  DiagnosticList errors;  // every schema error found, with JSON pointer paths in `actual`
+  bool ok() const { return status.isOk(); }
+};
+
+// A file that starts with the zip magic is read as a torch.export archive (io/Pt2Reader.h).
+GraphReadResult readGraphFile(const std::filesystem::path& path, const GraphReadOptions& options = {});
+GraphReadResult readGraphText(std::string_view text, const std::string& displayName,
+                              const GraphReadOptions& options = {});
+
+}  // namespace qnnrules

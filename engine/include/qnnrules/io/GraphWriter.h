@@ -1,0 +1,28 @@
+// Graph -> JSON (graph format v1, docs/graph-format.md), the inverse of GraphReader: what it
+// writes reads back to the same graph. Files are written atomically (temporary file in the
+// same directory, then rename), so a failed write never leaves a half-written file.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "qnnrules/graph/Graph.h"
+#include "qnnrules/core/Status.h"
+
+namespace qnnrules {
+
+struct GraphWriteOptions {
+  int indent = 1;            // JSON indentation; -1 writes one line
+  std::string annotatedWith; // when set, top-level meta.qnnrules records the config
+  bool qat = false;          // recorded with annotatedWith: the graph is prepared for QAT
+};
+
+std::string writeGraphText(const Graph& graph, const GraphWriteOptions& options = {});
+Status writeGraphFile(const Graph& graph, const std::filesystem::path& path, const GraphWriteOptions& options = {});
+
+// Writes `content` to `path` through a temporary file in the same directory and a rename; on
+// any error the temporary file is removed and `path` is left as it was.
+Status writeFileAtomically(const std::filesystem::path& path, std::string_view content);
+
+}  // namespace qnnrules

@@ -1,0 +1,99 @@
+// Diagnostics are values attached to a location: passes return them, front ends print them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "qnnrules/core/SourceMark.h"
+
+namespace qnnrules {
+
+enum class Severity : uint8_t { kNote, kWarning, kError };
+std::string_view severityName(Severity s);  // "note", "warning", "error"
+
+// Stable codes. Their names (diagCodeName) are part of the public contract: tools and tests
+// match on them, so never renumber or rename; add new ones at the end of a group.
+enum class DiagCode : uint16_t {
+  // --- graph validation ---
+  kNoRule,             // no rule covers the node's target: it would fall back to CPU
+  kUnsupportedOp,      // a rule declares the op unsupported on this backend
+  kNoMatchingVariant,  // the port datatypes match no variant of the rule
+  kArchGate,           // the matching variant needs a newer HTP architecture
+  kEncoding,           // encoding not allowed for the port
+  kBitwidth,           // bit width not allowed for the port
+  kSymmetric,          // port must be symmetric
+  kAxis,               // per-channel axis differs
+  kFixedScale,         // scale differs from the fixed scale
+  kFixedOffset,        // offset differs from the fixed offset
+  kShared,             // port must share another port's encoding (math-invariant)
+  kSharedCycle,        // shared references form a cycle
+  kSharedUnresolved,   // a shared reference leads nowhere
+  kMissingPort,        // a required port has no tensor argument
+  kUnverifiable,       // a constraint could not be evaluated (e.g. no scale yet)
+  // --- quantization parameters, whatever the rules say (passes/NumericChecks.h) ---
+  kScaleNotFinite = 50,     // a scale is infinite or NaN
+  kScaleOutOfRange,         // a scale is below 1e-10 or above 1e10
+  kZeroPointOutOfRange,     // a zero point is not a value of the storage dtype
+  kBiasScale,               // a bias scale is not input scale x weight scale
+  // --- rule files ---
+  kYamlSyntax = 100,
+  kUnknownKey,
+  kDuplicateKey,
+  kMissingKey,
+  kWrongType,
+  kUnknownEnumValue,
+  kDuplicateRuleId,
+  kDuplicateTarget,
+  kUnknownPattern,
+  kUnknownPort,
+  kInvalidValue,
+  // --- graph files ---
+  kGraphSyntax = 200,
+  kGraphSchema,
+  kGraphLimit,
+  // --- annotation (configs, recipes, QDQ graphs, encodings) ---
+  kOverrideUnmatched = 300,  // a recipe override matches no node
+  kOverrideTie,              // overrides of equal priority matched a node; the later one won
+  kDiscarded,                // a recipe discarded the node or its op: left unannotated (runs on CPU)
+  kNotAnnotated,             // a port could not be annotated as the config asks (reason in the message)
+  kQdqMismatch,              // Q/DQ nodes around a compute node are inconsistent
+  kNoStatistics,             // a quantized tensor has no min/max statistics to compute its encoding
+};
+std::string_view diagCodeName(DiagCode c);  // "no-rule", "arch-gate", "unknown-key", ...
+
+struct Diagnostic {
+  Severity severity = Severity::kError;
+  DiagCode code = DiagCode::kNoRule;
+  std::string message;   // one sentence; for constraint checks, the rule's own documentation text
+  // Graph context (empty for rule-file diagnostics).
+  std::string node;
+  std::string op;        // ATen target
+  std::string port;      // e.g. "in[1] weight", "out[0] output"
+  // Rule context.
+  std::string ruleId;
+  std::string variant;
+  SourceMark mark;       // rule file:line:column (or the file the error is in)
+  std::string expected;
+  std::string actual;
+  std::string hint;      // how to fix it
+};
+
+using DiagnosticList = std::vector<Diagnostic>;
+
+size_t countSeverity(const DiagnosticList& diags, Severity s);
+
+// Human-readable, one block per diagnostic:
+//   error[arch-gate]: node 'mm' (aten.matmul.default) port in[1] other: <message>
+//     --> rules/htp/ops/matmul.yaml:30:9 (rule htp.matmul, variant a16w16)
+//     expected: HTP V73 or newer
+//     actual:   SM8450 is V69
+//     hint:     use 16a8w (8-bit weights) on this SoC
+std::string formatText(const Diagnostic& d);
+// One JSON object per diagnostic, every field present (empty strings / null line).
+std::string formatJson(const Diagnostic& d);
+std::string formatJsonArray(const DiagnosticList& diags);
+
+}  // namespace qnnrules

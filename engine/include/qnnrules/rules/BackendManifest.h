@@ -1,0 +1,60 @@
+// What a backend's rule table is built from (rules/<backend>/backend.yaml): its description,
+// the backend it extends and the targets it excludes from it, and the backend-wide facts that
+// narrow every variant (datatypes and encodings the backend has at all, symmetric-only
+// quantization, whether HTP arch gates mean anything, whether it takes quantized types).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "qnnrules/report/Diagnostic.h"
+#include "qnnrules/rules/Rule.h"
+#include "qnnrules/core/SourceMark.h"
+
+namespace qnnrules {
+
+// Targets of the parent backend that this backend lacks, and why.
+struct Exclusion {
+  std::vector<std::string> targets;
+  std::vector<SourceMark> targetMarks;  // parallel to targets
+  std::string why;
+  SourceMark mark;
+};
+
+struct BackendManifest {
+  std::string backend;           // equals the folder name
+  std::string description;       // one sentence, for docs and listings
+  std::string extends;           // parent backend; empty = none
+  SourceMark extendsMark;
+  std::vector<Exclusion> exclude;
+  // Backend-wide facts. Unset sets mean "no restriction" (HTP, and backends without a manifest).
+  std::optional<DatatypeSet> datatypes;  // every datatype a port may have on this backend
+  std::optional<EncodingSet> encodings;  // every encoding a quantized port may use
+  bool symmetric = false;                // every quantized port is symmetric (unless its qparams are fixed or shared)
+  bool htpArchGates = true;              // false: min_arch means nothing here (inherited gates are dropped)
+  bool quantized = true;                 // false: the backend takes no quantized types at all
+  std::string whyNotQuantized;           // the sentence diagnostics give when quantized is false
+  SourceMark mark;                       // the manifest file
+};
+
+// Rewrites a rule of the parent backend into this backend: its id takes this backend's prefix
+// ("htp.conv2d" -> "lpai.conv2d"), it remembers where it came from, and its variants are
+// narrowed by the manifest's facts (see narrowVariant). A variant that loses every datatype or
+// encoding of a port is dropped and named in Rule::notes. `via` is where the inheritance was
+// declared (the manifest's `extends`, or a rule's own `extends`).
+Rule inheritRule(const Rule& parent, const BackendManifest& manifest, const SourceMark& via);
+
+// The id a parent rule has in this backend.
+std::string inheritedId(const std::string& parentId, const std::string& parentBackend, const std::string& backend);
+
+// Applies the manifest's facts to one variant. Returns the reason the variant cannot exist on
+// this backend ("port input allows only FLOAT_16, which lpai does not have"), or nullopt when
+// it survives (possibly narrowed). Inherited variants are narrowed; written ones are checked
+// by the loader instead, so that a typo in a rule is an error rather than a silent drop.
+std::optional<std::string> narrowVariant(const Rule& rule, Variant& v, const BackendManifest& manifest);
+
+// Marks every quantized port without fixed or shared qparams symmetric (manifest.symmetric).
+void applySymmetric(Variant& v, const BackendManifest& manifest);
+
+}  // namespace qnnrules

@@ -1,0 +1,90 @@
+// Finds rule directories, loads a backend's rules on first use, merges overlays, caches.
+//
+// Search path, in order: the built-in rules directory, then each directory of the
+// QNNRULES_PATH environment variable (colon-separated), then RegistryOptions::overlayDirs
+// (the CLI's --rules). Each directory holds <backend>/**/*.yaml and may hold socs.yaml.
+// An overlay rule whose id already exists replaces that rule; a new id adds a rule.
+//
+// A backend folder may hold a manifest, <backend>/backend.yaml (BackendManifest.h). When it
+// `extends` another backend, that backend is loaded first (with all its overlays), its rules
+// are inherited under this backend's id prefix and narrowed by the manifest, the manifest's
+// `exclude` entries turn the targets they name into `unsupported` rules, and then this
+// backend's own files (built-in, then overlays) replace inherited rules by id or add new ones.
+// Asking for the parent never reads the child.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "qnnrules/rules/BackendManifest.h"
+#include "qnnrules/report/Diagnostic.h"
+#include "qnnrules/rules/RuleLoader.h"
+#include "qnnrules/rules/RuleSet.h"
+#include "qnnrules/rules/Soc.h"
+#include "qnnrules/core/Status.h"
+
+namespace qnnrules {
+
+struct RegistryOptions {
+  std::filesystem::path builtinDir;                 // empty: discover (see findBuiltinRulesDir)
+  std::vector<std::filesystem::path> overlayDirs;   // searched after QNNRULES_PATH
+  bool useEnvironment = true;                       // read QNNRULES_PATH
+  LoadLimits limits;
+};
+
+// The built-in rules: $QNNRULES_BUILTIN_RULES if set; else the rules installed next to the
+// running binary (<prefix>/bin -> <prefix>/share/qnnrules/rules); else, for a binary (or
+// Python extension) of the build tree, the source tree it was built from; else the configured
+// install location, the source tree. So an installed copy never shadows the source tree's
+// rules for the build tree's tools. Empty when none exists.
+std::filesystem::path findBuiltinRulesDir();
+
+// The result of loading one backend: the rules, or the errors that prevented it.
+struct BackendLoad {
+  std::shared_ptr<const RuleSet> rules;  // null on failure
+  std::shared_ptr<const BackendManifest> manifest;  // null when the backend has none
+  Status status;
+  DiagnosticList errors;                 // every rule-file error found
+};
+
+class RuleRegistry {
+ public:
+  explicit RuleRegistry(RegistryOptions options = {});
+
+  // The directories searched, in order (built-in first). Missing overlay directories are
+  // an error reported by backend()/socs().
+  const std::vector<std::filesystem::path>& searchPath() const { return searchPath_; }
+
+  // Loads on first call, then returns the cached result. Thread-safe; a backend that is
+  // never asked for is never read.
+  const BackendLoad& backend(const std::string& name);
+  // Backends found in the search path (directory names that contain YAML files).
+  std::vector<std::string> availableBackends() const;
+
+  struct SocLoad {
+    std::shared_ptr<const SocTable> table;
+    Status status;
+    DiagnosticList errors;
+  };
+  const SocLoad& socs();
+
+ private:
+  // `chain` holds the backends whose loading is under way (to report `extends` cycles).
+  const BackendLoad& backendLocked(const std::string& name, std::vector<std::string>& chain);
+  BackendLoad loadBackend(const std::string& name, std::vector<std::string>& chain);
+  SocLoad loadSocs() const;
+
+  RegistryOptions options_;
+  std::vector<std::filesystem::path> searchPath_;
+  // Recursive: loading a backend loads the backend it extends under the same lock. Loading is
+  // once per backend, so serializing it costs nothing measurable.
+  std::recursive_mutex mu_;
+  std::map<std::string, std::unique_ptr<BackendLoad>> backends_;  // guarded by mu_
+  std::unique_ptr<SocLoad> socs_;                                 // guarded by mu_
+};
+
+}  // namespace qnnrules

@@ -1,0 +1,41 @@
+// Checks every node of a graph against a backend's rules for one SoC, and reports every
+// violation of every node. It never stops at the first problem and never throws.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "qnnrules/report/Diagnostic.h"
+#include "qnnrules/graph/Graph.h"
+#include "qnnrules/rules/RuleSet.h"
+#include "qnnrules/rules/Soc.h"
+
+namespace qnnrules {
+
+enum class Mode : uint8_t {
+  kStrict,  // violations are errors: exit 1, exception in bindings
+  kWarn,    // violations are reported as warnings: exit 0
+};
+
+struct ValidateOptions {
+  double scaleRelTolerance = 1e-5;  // |actual - fixed| <= tol * fixed
+  // Per node, nonzero: not checked (dead or constant nodes, passes/Prune.h). Empty: all.
+  std::vector<uint8_t> skipNodes;
+};
+
+struct ValidationResult {
+  DiagnosticList diagnostics;
+  size_t nodesChecked = 0;   // call nodes looked at
+  size_t nodesWithRule = 0;
+  size_t errorCount() const { return countSeverity(diagnostics, Severity::kError); }
+  size_t warningCount() const { return countSeverity(diagnostics, Severity::kWarning); }
+  bool ok() const { return errorCount() == 0; }
+};
+
+ValidationResult validateGraph(const Graph& graph, const RuleSet& rules, const SocInfo& soc,
+                               const ValidateOptions& options = {});
+
+// Warn mode: every error becomes a warning. Checks are the same in both modes.
+void applyMode(ValidationResult& result, Mode mode);
+
+}  // namespace qnnrules

@@ -1,0 +1,400 @@
+#include "qnnrules/annotate/Encodings.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <unordered_map>
+
+#include "qnnrules/annotate/Annotator.h"
+#include "qnnrules/graph/PortType.h"
+
+namespace qnnrules {
+namespace {
+
+// One annotated port: an output, or an input edge.
+struct Port {
+  const QuantSpec* spec = nullptr;
+  TensorRef tensor;              // the tensor it carries (edges: the producer's output)
+  uint32_t consumer = UINT32_MAX;  // edges only
+  size_t arg = 0;                // edges only: argument position
+};
+
+struct Range {
+  std::vector<double> lo, hi;
+  int axis = -1;
+  int64_t blocks = 0;
+  bool known = false;
+};
+
+class Encoder {
+ public:
+  Encoder(const Graph& g, const RuleSet& rules, const EncodeOptions& o, EncodingsResult& r)
+      : g_(g), rules_(rules), opt_(o), r_(r) {}
+
+  void run();
+
+ private:
+  const QuantSpec* edgeSpec(uint32_t producer, uint32_t consumer) const;
+  const QuantSpec* resolve(const QuantSpec* s) const;
+  void unite(Range& into, const TensorStats& s) const;
+  bool observe(const QuantSpec& spec, const Range& range, TensorEncoding& e, std::string& why) const;
+  std::string tensorName(const TensorRef& t) const {
+    const Node& n = g_.node(t.node);
+    return t.output == 0 ? n.name : n.name + ":" + std::to_string(t.output);
+  }
+  void missingStats(const Port& p, const std::string& why);
+
+  const Graph& g_;
+  const RuleSet& rules_;
+  const EncodeOptions& opt_;
+  EncodingsResult& r_;
+};
+
+const QuantSpec* Encoder::edgeSpec(uint32_t producer, uint32_t consumer) const {
+  const Node& c = g_.node(consumer);
+  const Argument* found = nullptr;
+  auto visit = [&](const Argument& a) {
+    if (!found && a.kind == Argument::Kind::kTensor && a.tensor.node == producer) found = &a;
+  };
+  for (const Argument& a : c.args) {
+    visit(a);
+    for (const Argument& e : a.list) visit(e);
+  }
+  if (found && found->qspec) return &*found->qspec;
+  const Node& p = g_.node(producer);
+  uint32_t out = found ? found->tensor.output : 0;
+  return out < p.outputs.size() && p.outputs[out].qspec ? &*p.outputs[out].qspec : nullptr;
+}
+
+// The concrete spec at the end of a shared chain (nullptr on a dead end or a cycle).
+const QuantSpec* Encoder::resolve(const QuantSpec* s) const {
+  for (size_t steps = 0; s && s->sharedWith; ++steps) {
+    if (steps > g_.nodes().size() * 4 + 8) return nullptr;
+    const SharedRef& ref = *s->sharedWith;
+    if (ref.kind == SharedRef::Kind::kNodeOutput) {
+      const Node& n = g_.node(ref.node);
+      s = ref.output < n.outputs.size() && n.outputs[ref.output].qspec ? &*n.outputs[ref.output].qspec : nullptr;
+    } else {
+      s = edgeSpec(ref.node, ref.consumer);
+    }
+  }
+  return s;
+}
+
+void Encoder::unite(Range& into, const TensorStats& s) const {
+  if (!into.known) {
+    into.lo = s.min;
+    into.hi = s.max;
+    into.axis = s.axis;
+    into.blocks = s.blocks;
+    into.known = true;
+    return;
+  }
+  if (into.lo.size() == s.min.size() && into.axis == s.axis) {
+    for (size_t i = 0; i < s.min.size(); ++i) {
+      into.lo[i] = std::min(into.lo[i], s.min[i]);
+      into.hi[i] = std::max(into.hi[i], s.max[i]);
+    }
+    return;
+  }
+  // Different granularity: fold both to one per-tensor range.
+  double lo = *std::min_element(into.lo.begin(), into.lo.end());
+  double hi = *std::max_element(into.hi.begin(), into.hi.end());
+  lo = std::min(lo, *std::min_element(s.min.begin(), s.min.end()));
+  hi = std::max(hi, *std::max_element(s.max.begin(), s.max.end()));
+  into.lo = {lo};
+  into.hi = {hi};
+  into.axis = -1;
+  into.blocks = 0;
+}
+
+// MinMax observer arithmetic (torch.ao.quantization.observer._calculate_qparams): the range
+// always includes 0; symmetric uses the larger magnitude over half the levels, with zero
+// point 0 for signed and the mid code for unsigned containers; scales are floored at eps.
+bool Encoder::observe(const QuantSpec& spec, const Range& range, TensorEncoding& e, std::string& why) const {
+  const PortType pt = portTypeOf(spec);
+  // Without quant_min/quant_max the dtype's full range (as portTypeOf reads the spec).
+  const QuantRange full = fullQuantRange(spec.dtype);
+  const double qmin = static_cast<double>(spec.quantMin.value_or(full.min));
+  const double qmax = static_cast<double>(spec.quantMax.value_or(full.max));
+  const bool sym = isSymmetric(spec.qscheme);
+  const double eps = pt.bitwidth <= 8 ? opt_.eps8 : opt_.eps16;
+  auto one = [&](double lo, double hi, double floor, double& scale, int64_t& zp) {
+    lo = std::min(lo, 0.0);
+    hi = std::max(hi, 0.0);
+    if (sym) {
+      scale = std::max(std::max(-lo, hi) / ((qmax - qmin) / 2), floor);
+      zp = qmin < 0 ? 0 : static_cast<int64_t>((qmin + qmax + 1) / 2);
+    } else {
+      scale = std::max((hi - lo) / (qmax - qmin), floor);
+      zp = static_cast<int64_t>(std::clamp(qmin - std::nearbyint(lo / scale), qmin, qmax));
+    }
+  };
+  if (!spec.blockSize.empty()) {
+    if (range.blocks <= 0) {
+      why = "block-wise weights need per-block statistics (stats.blocks)";
+      return false;
+    }
+    const size_t channels = range.lo.size() / static_cast<size_t>(range.blocks);
+    e.blockSize = spec.blockSize;
+    e.blockScaleBitwidth = 4;
+    e.axis = spec.chAxis.value_or(0);
+    for (size_t c = 0; c < channels; ++c) {
+      std::vector<double> bs(static_cast<size_t>(range.blocks));
+      double top = 0;
+      for (size_t b = 0; b < bs.size(); ++b) {
+        int64_t unused = 0;
+        const size_t i = c * bs.size() + b;
+        one(range.lo[i], range.hi[i], opt_.blockEps, bs[b], unused);
+        top = std::max(top, bs[b]);
+      }
+      const double channelScale = top / opt_.blockSteps;
+      std::vector<uint8_t> ints;
+      for (double s : bs)
+        ints.push_back(static_cast<uint8_t>(std::clamp(std::nearbyint(s / channelScale), 1.0, 16.0)));
+      e.scales.push_back(channelScale);
+      e.offsets.push_back(0);
+      e.blockScales.push_back(std::move(ints));
+    }
+    return true;
+  }
+  if (isPerChannel(spec.qscheme)) {
+    if (range.axis < 0 || range.axis != spec.chAxis.value_or(0)) {
+      why = "per-channel weights need per-channel statistics along axis " + std::to_string(spec.chAxis.value_or(0));
+      return false;
+    }
+    e.axis = range.axis;
+  } else if (range.lo.size() != 1 || range.axis >= 0) {
+    // Per-tensor encoding from finer statistics: the overall range.
+    Range folded;
+    TensorStats s{range.lo, range.hi, range.axis, range.blocks};
+    unite(folded, s);
+    Range whole;
+    whole.known = true;
+    whole.lo = {*std::min_element(folded.lo.begin(), folded.lo.end())};
+    whole.hi = {*std::max_element(folded.hi.begin(), folded.hi.end())};
+    return observe(spec, whole, e, why);
+  }
+  for (size_t i = 0; i < range.lo.size(); ++i) {
+    double scale = 0;
+    int64_t zp = 0;
+    one(range.lo[i], range.hi[i], eps, scale, zp);
+    e.scales.push_back(scale);
+    e.offsets.push_back(-zp);
+  }
+  return true;
+}
+
+void Encoder::missingStats(const Port& p, const std::string& why) {
+  Diagnostic d;
+  d.severity = Severity::kWarning;
+  d.code = DiagCode::kNoStatistics;
+  const Node& n = g_.node(p.consumer != UINT32_MAX ? p.consumer : p.tensor.node);
+  d.node = n.name;
+  d.op = std::string(g_.target(n));
+  d.port = p.consumer != UINT32_MAX ? "in[" + std::to_string(p.arg) + "]" : "out[" + std::to_string(p.tensor.output) + "]";
+  d.message = "no encoding for tensor '" + tensorName(p.tensor) + "': " + why + ".";
+  d.hint = "record min/max statistics for it in the graph (docs/graph-format.md, Statistics)";
+  r_.diagnostics.push_back(std::move(d));
+}
+
+void Encoder::run() {
+  // Every annotated port, in graph order.
+  std::vector<Port> ports;
+  for (uint32_t i = 0; i < g_.nodes().size(); ++i) {
+    const Node& n = g_.node(i);
+    for (size_t a = 0; a < n.args.size(); ++a) {
+      auto add = [&](const Argument& x) {
+        if (x.kind == Argument::Kind::kTensor && x.qspec) ports.push_back({&*x.qspec, x.tensor, i, a});
+      };
+      add(n.args[a]);
+      for (const Argument& e : n.args[a].list) add(e);
+    }
+    for (uint32_t o = 0; o < n.outputs.size(); ++o)
+      if (n.outputs[o].qspec) ports.push_back({&*n.outputs[o].qspec, TensorRef{i, o}, UINT32_MAX, 0});
+  }
+  // Shared groups: ports by their root spec, with the union of their tensors' ranges.
+  struct Group {
+    std::vector<size_t> members;
+    Range range;
+    TensorEncoding enc;
+    bool done = false, failed = false;
+    const Port* biasOf = nullptr;  // the conv bias port when the root is a derived bias
+  };
+  std::unordered_map<const QuantSpec*, Group> groups;
+  std::vector<const QuantSpec*> order;
+  for (size_t k = 0; k < ports.size(); ++k) {
+    const QuantSpec* root = resolve(ports[k].spec);
+    if (!root || isFloatType(root->dtype)) continue;
+    auto [it, fresh] = groups.try_emplace(root);
+    if (fresh) order.push_back(root);
+    it->second.members.push_back(k);
+    const TensorMeta& m = g_.node(ports[k].tensor.node).outputs[ports[k].tensor.output];
+    if (m.stats) unite(it->second.range, *m.stats);
+  }
+  // Conv biases are derived from their input and weight encodings, never observed.
+  std::vector<const Rule*> ruleOf(g_.targets().size());
+  for (size_t t = 0; t < ruleOf.size(); ++t) ruleOf[t] = rules_.findByTarget(g_.targets()[t]);
+  struct Bias {
+    const QuantSpec* bias;
+    const QuantSpec* input;
+    const QuantSpec* weight;
+  };
+  std::vector<Bias> biases;
+  for (uint32_t i = 0; i < g_.nodes().size(); ++i) {
+    const Node& n = g_.node(i);
+    const Rule* rule = n.targetId == Node::kNoTarget ? nullptr : ruleOf[n.targetId];
+    if (!rule || rule->pattern != AnnotationPattern::kConv) continue;
+    const size_t w = static_cast<size_t>(convWeightArg(*rule)), b = static_cast<size_t>(convBiasArg(*rule));
+    auto specAt = [&](size_t a) -> const QuantSpec* {
+      return a < n.args.size() && n.args[a].kind == Argument::Kind::kTensor && n.args[a].qspec
+                 ? resolve(&*n.args[a].qspec) : nullptr;
+    };
+    if (const QuantSpec* bs = specAt(b); bs && !isFloatType(bs->dtype) && !bs->scales.size())
+      biases.push_back({bs, specAt(0), specAt(w)});
+  }
+  // Ports whose rule fixes the scale (sigmoid's 8-bit output: 1/256): the lowering uses the
+  // rule's value, so an observed range is never written for them.
+  std::unordered_map<const QuantSpec*, std::pair<const Rule*, const PortConstraint*>> fixedByRule;
+  for (uint32_t i = 0; i < g_.nodes().size(); ++i) {
+    const Node& n = g_.node(i);
+    const Rule* rule = n.targetId == Node::kNoTarget ? nullptr : ruleOf[n.targetId];
+    if (!rule || rule->kind != RuleKind::kOp) continue;
+    for (size_t p = 0; p < rule->ports.size(); ++p) {
+      const PortDecl& decl = rule->ports[p];
+      const QuantSpec* spec = nullptr;
+      if (!decl.isInput && static_cast<size_t>(decl.index) < n.outputs.size() && n.outputs[decl.index].qspec)
+        spec = resolve(&*n.outputs[decl.index].qspec);
+      else if (decl.isInput && !decl.variadic && static_cast<size_t>(decl.index) < n.args.size() &&
+               n.args[decl.index].kind == Argument::Kind::kTensor)
+        spec = resolve(edgeSpec(n.args[decl.index].tensor.node, i));
+      if (!spec || isFloatType(spec->dtype) || !spec->scales.empty()) continue;
+      const QnnDatatype dt = portTypeOf(*spec).datatype;
+      for (const Variant& v : rule->variants)
+        if (v.ports[p].scale && v.ports[p].datatypes.contains(dt)) fixedByRule.try_emplace(spec, rule, &v.ports[p]);
+    }
+  }
+  auto compute = [&](const QuantSpec* root) -> Group& {
+    Group& gr = groups[root];
+    if (gr.done) return gr;
+    gr.done = true;
+    const PortType pt = portTypeOf(*root);
+    gr.enc.datatype = pt.datatype;
+    gr.enc.bitwidth = pt.bitwidth;
+    gr.enc.encoding = *pt.encoding;
+    if (!root->scales.empty()) {  // fixed qparams, or calibrated already
+      gr.enc.scales = root->scales;
+      for (size_t i = 0; i < root->scales.size(); ++i)
+        gr.enc.offsets.push_back(-(root->zeroPoints.empty() ? 0 : root->zeroPoints[std::min(i, root->zeroPoints.size() - 1)]));
+      if (isPerChannel(root->qscheme)) gr.enc.axis = root->chAxis.value_or(0);
+      gr.enc.source = "fixed";
+      ++r_.computed;
+      return gr;
+    }
+    if (auto f = fixedByRule.find(root); f != fixedByRule.end()) {
+      const auto [rule, c] = f->second;
+      gr.enc.scales = {*c->scale};
+      gr.enc.offsets = {c->offset.value_or(0)};
+      gr.enc.source = "fixed by rule " + rule->id;
+      ++r_.computed;
+      return gr;
+    }
+    std::string why = "no min/max statistics";
+    if (gr.range.known && observe(*root, gr.range, gr.enc, why)) {
+      gr.enc.source = gr.members.size() > 1 ? "observed, shared by " + std::to_string(gr.members.size()) + " ports"
+                                            : "observed";
+      ++r_.computed;
+    } else {
+      gr.failed = true;
+      missingStats(ports[gr.members.front()], why);
+    }
+    return gr;
+  };
+  for (const QuantSpec* root : order) {
+    bool isBias = std::any_of(biases.begin(), biases.end(), [&](const Bias& b) { return b.bias == root; });
+    if (!isBias) compute(root);
+  }
+  for (const Bias& b : biases) {
+    Group& gr = groups[b.bias];
+    if (gr.done) continue;
+    gr.done = true;
+    const PortType pt = portTypeOf(*b.bias);
+    gr.enc.datatype = pt.datatype;
+    gr.enc.bitwidth = pt.bitwidth;
+    if (!b.input || !b.weight || groups[b.input].failed || groups[b.weight].failed) {
+      gr.failed = true;
+      missingStats(ports[gr.members.front()], "its input or weight has no encoding to derive it from");
+      continue;
+    }
+    const TensorEncoding& in = compute(b.input).enc;
+    const TensorEncoding& w = compute(b.weight).enc;
+    for (double ws : w.scales) {
+      gr.enc.scales.push_back(in.scales.front() * ws);
+      gr.enc.offsets.push_back(0);
+    }
+    gr.enc.axis = w.scales.size() > 1 ? 0 : -1;
+    gr.enc.encoding = gr.enc.axis >= 0 ? Encoding::kAxisScaleOffset : Encoding::kScaleOffset;
+    gr.enc.source = "derived bias: input scale x weight scale";
+    ++r_.computed;
+  }
+  // One entry per tensor: outputs under the node's name, edges under the producer's name when
+  // the producer has no encoding of its own, else as "producer->consumer".
+  std::map<std::string, bool> named;
+  for (const Port& p : ports) {
+    const QuantSpec* root = resolve(p.spec);
+    if (!root || isFloatType(root->dtype)) continue;
+    Group& gr = groups[root];
+    if (gr.failed || !gr.done) continue;
+    std::string name = tensorName(p.tensor);
+    if (p.consumer != UINT32_MAX) {
+      const TensorMeta& m = g_.node(p.tensor.node).outputs[p.tensor.output];
+      const QuantSpec* own = m.qspec ? resolve(&*m.qspec) : nullptr;
+      if (own == root) continue;  // the producer's output entry covers it
+      if (own || named.count(name)) name += "->" + g_.node(p.consumer).name;
+    }
+    if (named.count(name)) continue;
+    named[name] = true;
+    TensorEncoding e = gr.enc;
+    e.tensor = name;
+    r_.tensors.push_back(std::move(e));
+  }
+}
+
+}  // namespace
+
+EncodingsResult computeEncodings(const Graph& graph, const RuleSet& rules, const EncodeOptions& options) {
+  EncodingsResult r;
+  Encoder(graph, rules, options, r).run();
+  return r;
+}
+
+std::string encodingsToJson(const EncodingsResult& result, const std::string& graphName, const std::string& config,
+                            bool qat) {
+  nlohmann::ordered_json j;
+  j["version"] = 1;
+  j["graph"] = graphName;
+  if (!config.empty()) j["config"] = config;
+  j["qat"] = qat;
+  nlohmann::ordered_json tensors = nlohmann::ordered_json::object();
+  for (const TensorEncoding& e : result.tensors) {
+    nlohmann::ordered_json t;
+    t["dtype"] = std::string(datatypeName(e.datatype));
+    t["bitwidth"] = e.bitwidth;
+    t["encoding"] = std::string(encodingName(e.encoding));
+    if (e.axis >= 0) t["axis"] = e.axis;
+    t["scale"] = e.scales;
+    t["offset"] = e.offsets;
+    if (!e.blockScales.empty())
+      t["block"] = {{"block_size", e.blockSize},
+                    {"block_scale_bitwidth", e.blockScaleBitwidth},
+                    {"block_scale_storage", "uint8"},
+                    {"block_scales", e.blockScales}};
+    t["source"] = e.source;
+    tensors[e.tensor] = std::move(t);
+  }
+  j["tensors"] = std::move(tensors);
+  return j.dump(1) + "\n";
+}
+
+}  // namespace qnnrules

@@ -1,0 +1,371 @@
+#include "qnnrules/delegate/Partitioner.h"
+
+#include <algorithm>
+#include <numeric>
+#include <optional>
+
+#include "qnnrules/graph/UserIndex.h"
+
+namespace qnnrules {
+namespace {
+
+constexpr uint32_t kNoPartition = UINT32_MAX;
+
+FallbackReason reasonOf(DiagCode code) {
+  switch (code) {
+    case DiagCode::kNoRule: return FallbackReason::kNoRule;
+    case DiagCode::kUnsupportedOp: return FallbackReason::kUnsupported;
+    case DiagCode::kArchGate: return FallbackReason::kArchGate;
+    default: return FallbackReason::kConstraint;
+  }
+}
+
+// Whether some variant of an op rule can run on the SoC at all (before looking at annotations).
+bool anyVariantAvailable(const Rule& rule, const SocInfo& soc) {
+  if (rule.variants.empty()) return true;
+  for (const Variant& v : rule.variants)
+    if (v.minArch <= soc.htpArch) return true;
+  return false;
+}
+
+// Greedy partitioning in topological order, as torch's CapabilityBasedPartitioner merges:
+// a delegated node joins the partitions of its delegated producers unless that would make a
+// partition depend on itself through a node outside it.
+//
+// `through_[x]` holds the partitions that reach node x while x is not in them. A node v may
+// join partition P only if no producer of v is reached from P (else P -> ... -> v in P is a
+// cycle), and two partitions may merge only if neither reaches the other from outside
+// (`reach_[P]`, the union of `through_` over P's members). Sets hold partition ids that may
+// since have merged, so they are read through find(). A node's set is freed once all its
+// users are processed, so memory follows the graph's width, not its length.
+class Merger {
+ public:
+  explicit Merger(size_t nodes) : through_(nodes) {}
+
+  uint32_t find(uint32_t p) {
+    while (parent_[p] != p) p = parent_[p] = parent_[parent_[p]];
+    return p;
+  }
+
+  // v's partition, or kNoPartition if it may not start one and can join none.
+  uint32_t place(uint32_t v, std::span<const uint32_t> producers, const std::vector<uint32_t>& partOf,
+                 bool mayStart) {
+    candidates_.clear();
+    blocked_.clear();
+    for (uint32_t w : producers) {
+      for (uint32_t q : through_[w]) blocked_.push_back(find(q));
+      if (partOf[w] != kNoPartition) candidates_.push_back(find(partOf[w]));
+    }
+    normalize(candidates_);
+    normalize(blocked_);
+    chosen_.clear();
+    for (uint32_t c : candidates_) {
+      if (std::binary_search(blocked_.begin(), blocked_.end(), c)) continue;
+      bool compatible = true;
+      for (uint32_t x : chosen_) compatible = compatible && !reaches(x, c) && !reaches(c, x);
+      if (compatible) chosen_.push_back(c);
+    }
+    uint32_t part;
+    if (!chosen_.empty()) {
+      part = chosen_[0];
+      for (size_t i = 1; i < chosen_.size(); ++i) {
+        parent_[chosen_[i]] = part;
+        reach_[part].insert(reach_[part].end(), reach_[chosen_[i]].begin(), reach_[chosen_[i]].end());
+        std::vector<uint32_t>().swap(reach_[chosen_[i]]);
+      }
+    } else if (mayStart) {
+      part = static_cast<uint32_t>(parent_.size());
+      parent_.push_back(part);
+      reach_.emplace_back();
+    } else {
+      return kNoPartition;
+    }
+    // Everything that reaches v from another partition: what reaches its producers, and the
+    // producers' partitions other than v's own.
+    std::vector<uint32_t>& t = through_[v];
+    t = blocked_;
+    for (uint32_t c : candidates_)
+      if (find(c) != part) t.push_back(c);
+    normalize(t);
+    std::erase(t, part);
+    std::vector<uint32_t>& r = reach_[part];
+    r.insert(r.end(), t.begin(), t.end());
+    normalize(r);
+    std::erase(r, part);
+    return part;
+  }
+
+  // A node outside every partition: everything that reaches its producers, plus their partitions.
+  void pass(uint32_t v, std::span<const uint32_t> producers, const std::vector<uint32_t>& partOf) {
+    std::vector<uint32_t>& t = through_[v];
+    for (uint32_t w : producers) {
+      t.insert(t.end(), through_[w].begin(), through_[w].end());
+      if (partOf[w] != kNoPartition) t.push_back(partOf[w]);
+    }
+    normalize(t);
+  }
+
+  void release(uint32_t v) { std::vector<uint32_t>().swap(through_[v]); }
+
+ private:
+  void normalize(std::vector<uint32_t>& s) {
+    for (uint32_t& p : s) p = find(p);
+    std::sort(s.begin(), s.end());
+    s.erase(std::unique(s.begin(), s.end()), s.end());
+  }
+  // Whether partition `from` reaches partition `to` through a node outside `to`.
+  bool reaches(uint32_t from, uint32_t to) {
+    for (uint32_t q : reach_[to])
+      if (find(q) == from) return true;
+    return false;
+  }
+
+  std::vector<std::vector<uint32_t>> through_;
+  std::vector<uint32_t> parent_;
+  std::vector<std::vector<uint32_t>> reach_;
+  std::vector<uint32_t> candidates_, blocked_, chosen_;
+};
+
+class Partitioner {
+ public:
+  Partitioner(const Graph& g, const RuleSet& rules, const SocInfo& soc, const ValidationResult& validation,
+              const PartitionOptions& options)
+      : g_(g), rules_(rules), soc_(soc), validation_(validation), options_(options),
+        users_(options.users ? *options.users : ownUsers_.emplace(g)) {}
+
+  DelegationReport run();
+
+ private:
+  void classify();
+  void partition();
+  void placeFollowers();
+  void finish();
+  void checkFullDelegation();
+  void fallback(uint32_t node, FallbackReason reason, const Diagnostic* d, std::string message = {});
+
+  const Graph& g_;
+  const RuleSet& rules_;
+  const SocInfo& soc_;
+  const ValidationResult& validation_;
+  const PartitionOptions& options_;
+  const DelegationPolicy* policy_ = nullptr;
+  std::optional<UserIndex> ownUsers_;  // built here unless the caller passes one
+  const UserIndex& users_;
+  DelegationReport r_;
+  std::vector<const Rule*> ruleOf_;     // per node (call nodes only)
+  std::vector<int32_t> firstError_;     // per node: index of its first error diagnostic, -1 none
+  std::vector<uint32_t> partOf_;        // per node: working partition id
+  std::vector<uint8_t> pending_;        // followers placed after partitioning, by their users
+};
+
+void Partitioner::fallback(uint32_t node, FallbackReason reason, const Diagnostic* d, std::string message) {
+  NodeDelegation& nd = r_.nodes[node];
+  nd.placement = Placement::kCpu;
+  nd.reason = reason;
+  Fallback f;
+  f.node = node;
+  f.reason = reason;
+  if (d) {
+    f.code = d->code;
+    f.message = d->message;
+    f.ruleId = d->ruleId;
+    f.mark = d->mark;
+    f.hint = d->hint;
+  }
+  if (!message.empty()) f.message = std::move(message);
+  r_.fallbacks.push_back(std::move(f));
+}
+
+void Partitioner::classify() {
+  const size_t n = g_.nodes().size();
+  std::vector<const Rule*> ruleOfTarget(g_.targets().size());
+  for (size_t t = 0; t < ruleOfTarget.size(); ++t) ruleOfTarget[t] = rules_.findByTarget(g_.targets()[t]);
+  firstError_.assign(n, -1);
+  for (size_t i = 0; i < validation_.diagnostics.size(); ++i) {
+    const Diagnostic& d = validation_.diagnostics[i];
+    if (d.severity != Severity::kError || d.node.empty()) continue;
+    if (auto idx = g_.findNode(d.node); idx && firstError_[*idx] < 0) firstError_[*idx] = static_cast<int32_t>(i);
+  }
+  std::vector<std::string> policyReason(n);
+  std::vector<uint8_t> byPolicy(n, 0);
+  for (PolicyPlacement& p : policy_->cpuNodes(g_, users_)) {
+    if (p.node >= n) continue;
+    byPolicy[p.node] = 1;
+    policyReason[p.node] = std::move(p.reason);
+  }
+
+  r_.nodes.assign(n, {});
+  pending_.assign(n, 0);
+  for (uint32_t i = 0; i < n; ++i) {
+    const Node& node = g_.node(i);
+    NodeDelegation& nd = r_.nodes[i];
+    if (node.kind == NodeKind::kInput || node.kind == NodeKind::kOutput) continue;
+    const PruneKind pruned = options_.pruned ? options_.pruned->of(i) : PruneKind::kKept;
+    if (pruned == PruneKind::kDead) continue;  // no placement, no partition
+    if (node.kind != NodeKind::kCall || pruned == PruneKind::kConstant) {
+      nd.role = NodeRole::kFollower;
+      pending_[i] = 1;
+      continue;
+    }
+    const Rule* rule = node.targetId == Node::kNoTarget ? nullptr : ruleOfTarget[node.targetId];
+    const Diagnostic* err = firstError_[i] >= 0 ? &validation_.diagnostics[firstError_[i]] : nullptr;
+    if (rule && rule->kind == RuleKind::kStructural && !byPolicy[i]) {
+      nd.role = NodeRole::kFollower;
+      continue;  // placed with its producer during partitioning
+    }
+    nd.role = NodeRole::kCompute;
+    ++r_.computeNodes;
+    if (byPolicy[i]) {
+      fallback(i, FallbackReason::kBackendPolicy, nullptr, policyReason[i]);
+    } else if (!rule) {
+      fallback(i, FallbackReason::kNoRule, err,
+               err ? std::string() : "no rule covers " + std::string(g_.target(node)));
+    } else if (rule->kind == RuleKind::kUnsupported) {
+      fallback(i, FallbackReason::kUnsupported, err, err ? std::string() : rule->reason);
+    } else if (!anyVariantAvailable(*rule, soc_)) {
+      HtpArch earliest = HtpArch::kV81;
+      for (const Variant& v : rule->variants) earliest = std::min(earliest, v.minArch);
+      fallback(i, FallbackReason::kArchGate, err,
+               "no variant of " + rule->id + " is available on " + soc_.name + " (HTP " +
+                   std::string(htpArchName(soc_.htpArch)) + "); the earliest needs " +
+                   std::string(htpArchName(earliest)));
+      Fallback& f = r_.fallbacks.back();
+      f.code = DiagCode::kArchGate;
+      f.ruleId = rule->id;
+      if (!f.mark.known()) f.mark = rule->mark;
+    } else {
+      // Supported here: any error is a validation failure of this node's annotation.
+      nd.invalid = err != nullptr;
+      if (err && options_.strict) fallback(i, reasonOf(err->code), err);
+      else nd.placement = Placement::kDelegated;
+    }
+  }
+}
+
+void Partitioner::partition() {
+  const size_t n = g_.nodes().size();
+  partOf_.assign(n, kNoPartition);
+  std::vector<uint32_t> remaining(n);
+  for (uint32_t i = 0; i < n; ++i) remaining[i] = static_cast<uint32_t>(users_.users(i).size());
+  Merger m(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    const Node& node = g_.node(i);
+    NodeDelegation& nd = r_.nodes[i];
+    std::span<const uint32_t> producers = users_.producers(i);
+    if (nd.role == NodeRole::kFollower && node.kind == NodeKind::kCall) {
+      // Plumbing follows its producing call; fed only by inputs and parameters it waits
+      // for its users instead.
+      bool anyCall = false, anyDelegated = false;
+      for (uint32_t w : producers) {
+        anyCall = anyCall || (g_.node(w).kind == NodeKind::kCall && !pending_[w]);
+        anyDelegated = anyDelegated || partOf_[w] != kNoPartition;
+      }
+      if (!anyCall) {
+        pending_[i] = 1;
+      } else if (anyDelegated && (partOf_[i] = m.place(i, producers, partOf_, false)) != kNoPartition) {
+        nd.placement = Placement::kDelegated;
+      } else {
+        nd.placement = Placement::kCpu;
+        nd.reason = FallbackReason::kFollowsCpu;
+      }
+    } else if (nd.placement == Placement::kDelegated) {
+      partOf_[i] = m.place(i, producers, partOf_, true);
+    }
+    if (partOf_[i] == kNoPartition) m.pass(i, producers, partOf_);
+    for (uint32_t w : producers)
+      if (--remaining[w] == 0) m.release(w);
+  }
+  for (uint32_t i = 0; i < n; ++i)
+    if (partOf_[i] != kNoPartition) partOf_[i] = m.find(partOf_[i]);
+}
+
+void Partitioner::placeFollowers() {
+  // Reverse order: a follower's users are placed before it.
+  for (uint32_t i = static_cast<uint32_t>(g_.nodes().size()); i-- > 0;) {
+    if (!pending_[i]) continue;
+    NodeDelegation& nd = r_.nodes[i];
+    nd.placement = Placement::kCpu;
+    for (uint32_t u : users_.users(i)) {
+      if (partOf_[u] != kNoPartition) {
+        partOf_[i] = partOf_[u];
+        nd.placement = Placement::kDelegated;
+        break;
+      }
+    }
+  }
+}
+
+void Partitioner::finish() {
+  // Number partitions by their first node.
+  std::vector<int32_t> index(g_.nodes().size() + 1, -1);
+  for (uint32_t i = 0; i < g_.nodes().size(); ++i) {
+    if (partOf_[i] == kNoPartition) continue;
+    int32_t& id = index[partOf_[i]];
+    if (id < 0) {
+      id = static_cast<int32_t>(r_.partitions.size());
+      r_.partitions.emplace_back();
+    }
+    NodeDelegation& nd = r_.nodes[i];
+    nd.partition = id;
+    nd.placement = Placement::kDelegated;
+    Partition& p = r_.partitions[id];
+    p.nodes.push_back(i);
+    if (nd.role == NodeRole::kCompute) {
+      ++p.computeNodes;
+      ++r_.delegatedComputeNodes;
+      r_.invalidDelegatedNodes += nd.invalid;
+    }
+  }
+}
+
+void Partitioner::checkFullDelegation() {
+  r_.fullDelegationRequired = options_.requireFullDelegation.value_or(policy_->requiresFullDelegation());
+  if (!r_.fullDelegationRequired) return;
+  for (const Fallback& f : r_.fallbacks)
+    if (f.reason != FallbackReason::kBackendPolicy) r_.fullDelegationOffenders.push_back(f.node);
+  const std::string who = "the " + r_.backend + " backend needs the whole graph in one partition";
+  if (r_.partitions.size() > 1)
+    r_.fullDelegationProblems.push_back("the graph splits into " + std::to_string(r_.partitions.size()) +
+                                        " partitions; " + who);
+  if (!r_.fullDelegationOffenders.empty()) {
+    std::string names;
+    for (uint32_t node : r_.fullDelegationOffenders) {
+      if (names.size() > 400) {
+        names += ", ...";
+        break;
+      }
+      const Fallback& f = *std::find_if(r_.fallbacks.begin(), r_.fallbacks.end(),
+                                        [&](const Fallback& x) { return x.node == node; });
+      names += (names.empty() ? "" : ", ") + g_.node(node).name + " (" + std::string(fallbackReasonName(f.reason)) + ")";
+    }
+    r_.fullDelegationProblems.push_back(std::to_string(r_.fullDelegationOffenders.size()) +
+                                        " compute node(s) fall back to CPU: " + names + "; " + who);
+  }
+}
+
+DelegationReport Partitioner::run() {
+  r_.backend = rules_.backend();
+  r_.strict = options_.strict;
+  if (options_.pruned) {
+    r_.deadNodes = options_.pruned->dead;
+    r_.constantNodes = options_.pruned->constant;
+  }
+  policy_ = options_.policy ? options_.policy : &delegationPolicyFor(rules_.backend());
+  for (PolicyPlacement& c : policy_->cpuConversions(g_, users_))
+    r_.cpuConversions.emplace_back(c.node, std::move(c.reason));
+  classify();
+  partition();
+  placeFollowers();
+  finish();
+  checkFullDelegation();
+  return std::move(r_);
+}
+
+}  // namespace
+
+DelegationReport partitionGraph(const Graph& graph, const RuleSet& rules, const SocInfo& soc,
+                                const ValidationResult& validation, const PartitionOptions& options) {
+  return Partitioner(graph, rules, soc, validation, options).run();
+}
+
+}  // namespace qnnrules

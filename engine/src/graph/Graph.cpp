@@ -1,0 +1,128 @@
+#include "qnnrules/graph/Graph.h"
+
+#include <array>
+
+namespace qnnrules {
+namespace {
+
+constexpr std::array<std::string_view, 5> kNodeKindNames = {"input", "parameter", "constant", "call", "output"};
+
+std::string refText(const Graph& g, uint32_t node, uint32_t output) {
+  return "'" + g.node(node).name + "' output " + std::to_string(output);
+}
+
+}  // namespace
+
+std::string_view nodeKindName(NodeKind k) {
+  auto i = static_cast<size_t>(k);
+  return i < kNodeKindNames.size() ? kNodeKindNames[i] : "unknown";
+}
+
+std::optional<NodeKind> parseNodeKind(std::string_view s) {
+  for (size_t i = 0; i < kNodeKindNames.size(); ++i)
+    if (kNodeKindNames[i] == s) return static_cast<NodeKind>(i);
+  return std::nullopt;
+}
+
+uint32_t Graph::internTarget(std::string_view target) {
+  if (auto it = targetIndex_.find(target); it != targetIndex_.end()) return it->second;
+  auto id = static_cast<uint32_t>(targets_.size());
+  targets_.emplace_back(target);
+  targetIndex_.emplace(targets_.back(), id);
+  return id;
+}
+
+void Graph::reserve(size_t nodes) {
+  nodes_.reserve(nodes);
+  nodeIndex_.reserve(nodes);
+}
+
+StatusOr<uint32_t> Graph::addNode(Node node) {
+  auto index = static_cast<uint32_t>(nodes_.size());
+  auto [it, inserted] = nodeIndex_.try_emplace(node.name, index);
+  if (!inserted)
+    return Status(StatusCode::kSchemaError, "duplicate node name '" + node.name + "'", node.name);
+  nodes_.push_back(std::move(node));
+  return index;
+}
+
+std::optional<uint32_t> Graph::findNode(std::string_view name) const {
+  auto it = nodeIndex_.find(name);
+  if (it == nodeIndex_.end()) return std::nullopt;
+  return it->second;
+}
+
+Status Graph::verify() const {
+  auto checkShared = [&](const QuantSpec& spec, const std::string& where) -> Status {
+    if (!spec.sharedWith) return Status::ok();
+    const SharedRef& r = *spec.sharedWith;
+    if (r.node >= nodes_.size())
+      return Status(StatusCode::kSchemaError, where + ": shared_with names a node that does not exist");
+    if (r.kind == SharedRef::Kind::kNodeOutput) {
+      if (r.output >= nodes_[r.node].outputs.size())
+        return Status(StatusCode::kSchemaError,
+                      where + ": shared_with names " + refText(*this, r.node, r.output) + ", which does not exist",
+                      nodes_[r.node].name);
+      return Status::ok();
+    }
+    if (r.consumer >= nodes_.size())
+      return Status(StatusCode::kSchemaError, where + ": shared_with edge names a consumer that does not exist");
+    bool found = false;
+    auto visit = [&](const Argument& a) {
+      found = found || (a.kind == Argument::Kind::kTensor && a.tensor.node == r.node);
+    };
+    for (const Argument& a : nodes_[r.consumer].args) {
+      visit(a);
+      for (const Argument& e : a.list) visit(e);
+    }
+    if (!found)
+      return Status(StatusCode::kSchemaError,
+                    where + ": shared_with edge ['" + nodes_[r.node].name + "', '" + nodes_[r.consumer].name +
+                        "'] is not an edge of the graph: '" + nodes_[r.consumer].name + "' does not use '" +
+                        nodes_[r.node].name + "'",
+                    nodes_[r.consumer].name);
+    return Status::ok();
+  };
+
+  for (uint32_t i = 0; i < nodes_.size(); ++i) {
+    const Node& n = nodes_[i];
+    if (n.kind == NodeKind::kCall && (n.targetId == Node::kNoTarget || n.targetId >= targets_.size()))
+      return Status(StatusCode::kSchemaError, "node '" + n.name + "' is a call without a target", n.name);
+    Status st;
+    auto checkArg = [&](const Argument& a, auto& self) -> void {
+      if (!st.isOk()) return;
+      if (a.kind == Argument::Kind::kList) {
+        for (const Argument& e : a.list) self(e, self);
+        return;
+      }
+      if (a.kind != Argument::Kind::kTensor) return;
+      if (a.tensor.node >= i) {
+        st = Status(StatusCode::kSchemaError,
+                    "node '" + n.name + "' uses a tensor of a node that does not come before it (nodes must be in "
+                    "topological order)",
+                    n.name);
+        return;
+      }
+      if (a.tensor.output >= nodes_[a.tensor.node].outputs.size() &&
+          !(a.tensor.output == 0 && nodes_[a.tensor.node].outputs.empty())) {
+        st = Status(StatusCode::kSchemaError,
+                    "node '" + n.name + "' uses " + refText(*this, a.tensor.node, a.tensor.output) +
+                        ", which does not exist",
+                    n.name);
+        return;
+      }
+      if (a.qspec) st = checkShared(*a.qspec, "node '" + n.name + "' input edge from '" + nodes_[a.tensor.node].name + "'");
+    };
+    for (const Argument& a : n.args) checkArg(a, checkArg);
+    for (const auto& [key, a] : n.kwargs) checkArg(a, checkArg);
+    if (!st.isOk()) return st;
+    for (size_t o = 0; o < n.outputs.size(); ++o)
+      if (n.outputs[o].qspec) {
+        Status s = checkShared(*n.outputs[o].qspec, "node '" + n.name + "' output " + std::to_string(o));
+        if (!s.isOk()) return s;
+      }
+  }
+  return Status::ok();
+}
+
+}  // namespace qnnrules

@@ -1,0 +1,59 @@
+#include "qnnrules/graph/QuantSpec.h"
+
+#include <array>
+
+namespace qnnrules {
+namespace {
+
+constexpr std::array<std::string_view, static_cast<size_t>(ScalarType::kCount)> kScalarNames = {
+    "float32", "float16", "bfloat16", "float64", "int8", "int16",
+    "int32",   "int64",   "uint8",    "uint16",  "uint32", "bool",
+};
+
+constexpr std::array<std::string_view, 4> kQSchemeNames = {
+    "per_tensor_affine", "per_tensor_symmetric", "per_channel_affine", "per_channel_symmetric"};
+
+std::string_view stripTorchPrefix(std::string_view s) {
+  constexpr std::string_view kPrefix = "torch.";
+  return s.substr(0, kPrefix.size()) == kPrefix ? s.substr(kPrefix.size()) : s;
+}
+
+}  // namespace
+
+std::string_view scalarTypeName(ScalarType t) {
+  auto i = static_cast<size_t>(t);
+  return i < kScalarNames.size() ? kScalarNames[i] : "undefined";
+}
+
+std::optional<ScalarType> parseScalarType(std::string_view s) {
+  s = stripTorchPrefix(s);
+  for (size_t i = 0; i < kScalarNames.size(); ++i)
+    if (kScalarNames[i] == s) return static_cast<ScalarType>(i);
+  // PyTorch's aliases for the same storage types.
+  if (s == "float" || s == "float32") return ScalarType::kFloat32;
+  if (s == "half") return ScalarType::kFloat16;
+  if (s == "double") return ScalarType::kFloat64;
+  if (s == "short") return ScalarType::kInt16;
+  if (s == "int") return ScalarType::kInt32;
+  if (s == "long") return ScalarType::kInt64;
+  return std::nullopt;
+}
+
+bool isFloatType(ScalarType t) {
+  return t == ScalarType::kFloat32 || t == ScalarType::kFloat16 || t == ScalarType::kBFloat16 ||
+         t == ScalarType::kFloat64;
+}
+
+std::string_view qschemeName(QScheme q) {
+  auto i = static_cast<size_t>(q);
+  return i < kQSchemeNames.size() ? kQSchemeNames[i] : "undefined";
+}
+
+std::optional<QScheme> parseQScheme(std::string_view s) {
+  s = stripTorchPrefix(s);
+  for (size_t i = 0; i < kQSchemeNames.size(); ++i)
+    if (kQSchemeNames[i] == s) return static_cast<QScheme>(i);
+  return std::nullopt;
+}
+
+}  // namespace qnnrules

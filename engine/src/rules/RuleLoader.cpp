@@ -1,0 +1,918 @@
+// YAML -> Rule values (rule format v1, docs/rule-format.md). Strict: every mapping is read
+// by iterating its pairs, so duplicate keys are seen (yaml-cpp keeps both and silently picks
+// one on lookup); every key is checked against the keys its place allows; scalars are typed by
+// YAML 1.2 core rules (only `true`/`false` are booleans). All errors of a file are reported.
+#include "qnnrules/rules/RuleLoader.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <span>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "StrictYaml.h"
+#include "../io/OnnxRuleKey.h"
+
+namespace qnnrules {
+namespace {
+
+using namespace strictyaml;  // NOLINT(google-build-using-namespace): the shared strict-YAML helpers
+
+constexpr std::array<std::string_view, 2> kTopKeys = {"version", "rules"};
+constexpr std::array<std::string_view, 13> kRuleKeys = {
+    "id", "kind", "extends", "targets", "onnx", "qnn_op", "pattern", "description", "reason",
+    "inputs", "outputs", "variants", "add_variants"};
+constexpr std::array<std::string_view, 4> kInputKeys = {"name", "arg", "optional", "variadic"};
+constexpr std::array<std::string_view, 4> kOutputKeys = {"name", "index", "optional", "variadic"};
+constexpr std::array<std::string_view, 5> kVariantKeys = {"name", "description", "min_arch", "hint", "ports"};
+constexpr std::array<std::string_view, 8> kConstraintKeys = {
+    "dtype", "encoding", "bitwidth", "symmetric", "axis", "scale", "offset", "shared_with"};
+constexpr std::array<std::string_view, 11> kManifestKeys = {
+    "version", "backend", "description", "extends", "exclude", "datatypes", "encodings",
+    "symmetric", "htp_arch_gates", "quantized", "why_not_quantized"};
+constexpr std::array<std::string_view, 2> kExcludeKeys = {"targets", "why"};
+constexpr std::array<std::string_view, 2> kSocTopKeys = {"version", "socs"};
+constexpr std::array<std::string_view, 6> kSocKeys = {"name", "id", "htp_arch", "vtcm_mb", "lpai", "marketing_name"};
+constexpr std::array<std::string_view, 3> kKindNames = {"op", "structural", "unsupported"};
+constexpr std::array<HtpArch, 6> kArchs = {HtpArch::kV68, HtpArch::kV69, HtpArch::kV73,
+                                           HtpArch::kV75, HtpArch::kV79, HtpArch::kV81};
+
+const std::vector<std::string_view>& datatypeNames() {
+  static const std::vector<std::string_view> names = [] {
+    std::vector<std::string_view> v;
+    for (int i = 0; i < static_cast<int>(QnnDatatype::kCount); ++i)
+      v.push_back(datatypeName(static_cast<QnnDatatype>(i)));
+    return v;
+  }();
+  return names;
+}
+
+const std::vector<std::string_view>& encodingNames() {
+  static const std::vector<std::string_view> names = [] {
+    std::vector<std::string_view> v;
+    for (int i = 0; i < static_cast<int>(Encoding::kCount); ++i)
+      v.push_back(encodingName(static_cast<Encoding>(i)));
+    return v;
+  }();
+  return names;
+}
+
+const std::vector<std::string_view>& archNames() {
+  static const std::vector<std::string_view> names = [] {
+    std::vector<std::string_view> v;
+    for (HtpArch a : kArchs) v.push_back(htpArchName(a));
+    return v;
+  }();
+  return names;
+}
+
+// --- the loader ---------------------------------------------------------------------------
+
+class Loader : public strictyaml::StrictYamlReader {
+ public:
+  using StrictYamlReader::StrictYamlReader;
+
+  void setContext(const RuleFileContext& ctx) { ctx_ = ctx; }
+
+  // --- rules ---
+
+  void loadRules(const YAML::Node& root, std::vector<Rule>& out) {
+    Map top = readMap(root, "the top level", kTopKeys, "a mapping with keys version and rules");
+    if (!top.valid) return;
+    bool fileOk = version(root, top);
+    const Entry* rules = top.get("rules");
+    if (!rules) {
+      missing(root, top, "the top level", "rules");
+      return;
+    }
+    if (!rules->value.IsSequence()) {
+      error(DiagCode::kWrongType, mark(rules->value), "'rules' must be a list of rules", "a list of rules",
+            describe(rules->value));
+      return;
+    }
+    size_t index = 0;
+    for (const YAML::Node& node : rules->value) {
+      ++index;
+      std::optional<Rule> rule = parseRule(node, index);
+      if (rule && fileOk) out.push_back(std::move(*rule));
+    }
+  }
+
+  std::optional<Rule> parseRule(const YAML::Node& node, size_t index) {
+    const size_t before = errorCount();
+    Rule rule;
+    ruleId_ = peek(node, "id");
+    variant_.clear();
+    const std::string scope = ruleId_.empty() ? "rule #" + std::to_string(index) : "rule '" + ruleId_ + "'";
+    Map m = readMap(node, scope, kRuleKeys);
+    if (!m.valid) {
+      ruleId_.clear();
+      return std::nullopt;
+    }
+    auto in = [&](std::string_view key) { return "'" + std::string(key) + "' in " + scope; };
+
+    // `extends: <parent rule id>` starts the rule from the parent backend's rule: every key not
+    // written here is inherited (variants narrowed to this backend, see BackendManifest.h).
+    const bool inherits = m.get("extends") != nullptr;
+    const RuleKind parentKind = inherits ? parseExtends(*m.get("extends"), scope, rule) : RuleKind::kOp;
+    rule.mark = mark(node);
+
+    if (const Entry* e = m.get("id")) {
+      if (auto s = str(e->value, in("id"))) rule.id = *s;
+    } else {
+      missing(node, m, scope, "id");
+    }
+
+    bool kindOk = true;
+    if (const Entry* e = m.get("kind")) {
+      auto k = enumValue<RuleKind>(e->value, in("kind"), "rule kind", kKindNames, [](std::string_view s) {
+        std::optional<RuleKind> r;
+        if (s == "op") r = RuleKind::kOp;
+        else if (s == "structural") r = RuleKind::kStructural;
+        else if (s == "unsupported") r = RuleKind::kUnsupported;
+        return r;
+      });
+      if (k) rule.kind = *k;
+      else kindOk = false;
+    }
+    if (inherits && rule.kind != parentKind) {
+      // A different kind keeps only what every kind has: targets, description, ports.
+      rule.qnnOp.clear();
+      rule.reason.clear();
+      rule.variants.clear();
+      rule.pattern = AnnotationPattern::kNone;
+    }
+
+    if (const Entry* e = m.get("targets")) {
+      rule.targets.clear();
+      parseTargets(e->value, in("targets"), rule);
+    } else if (!inherits) {
+      missing(node, m, scope, "targets");
+    }
+
+    if (const Entry* e = m.get("description")) {
+      if (auto s = str(e->value, in("description"))) rule.description = *s;
+    } else if (!inherits) {
+      missing(node, m, scope, "description");
+    }
+
+    const std::string kindName(kKindNames[static_cast<size_t>(rule.kind)]);
+    const Entry* qnnOp = m.get("qnn_op");
+    const Entry* pattern = m.get("pattern");
+    const Entry* reason = m.get("reason");
+    const Entry* variants = m.get("variants");
+    const Entry* addVariants = m.get("add_variants");
+    if (qnnOp) {
+      if (auto s = str(qnnOp->value, in("qnn_op"))) rule.qnnOp = *s;
+    }
+    if (pattern) {
+      auto p = enumValue<AnnotationPattern>(pattern->value, in("pattern"), "annotation pattern", patternNames(),
+                                            [](std::string_view s) { return parsePattern(s); },
+                                            DiagCode::kUnknownPattern);
+      if (p) rule.pattern = *p;
+    }
+    if (reason) {
+      if (auto s = str(reason->value, in("reason"))) rule.reason = *s;
+    }
+    const bool inheritedOp = inherits && parentKind == RuleKind::kOp && rule.kind == RuleKind::kOp;
+    if (kindOk) {
+      auto onlyFor = [&](const Entry* e, std::string_view kinds) {
+        error(DiagCode::kInvalidValue, mark(e->keyNode),
+              "'" + e->key + "' is only allowed in rules of kind " + std::string(kinds) + "; " + scope +
+                  " has kind " + kindName,
+              "no '" + e->key + "' for kind " + kindName, "'" + e->key + "' given");
+      };
+      auto requiredFor = [&](std::string_view key, std::string_view what) {
+        error(DiagCode::kInvalidValue, mark(node),
+              scope + " has kind " + kindName + " but no '" + std::string(key) + "'; kind " + kindName +
+                  " requires " + std::string(what),
+              "a '" + std::string(key) + "' key", m.keyList());
+      };
+      if (rule.kind == RuleKind::kOp) {
+        if (!qnnOp && !inheritedOp) requiredFor("qnn_op", "the QNN op type it lowers to");
+        if (!pattern && !inheritedOp) requiredFor("pattern", "an annotation pattern");
+        if (!variants && !addVariants && !inheritedOp) requiredFor("variants", "a non-empty list of variants");
+      } else {
+        if (qnnOp) onlyFor(qnnOp, "op");
+        if (variants) onlyFor(variants, "op");
+        if (addVariants) onlyFor(addVariants, "op");
+      }
+      if (rule.kind == RuleKind::kUnsupported && !reason && rule.reason.empty()) requiredFor("reason", "a reason");
+      if (rule.kind != RuleKind::kUnsupported && reason) onlyFor(reason, "unsupported");
+    }
+    if (variants && addVariants) {
+      error(DiagCode::kInvalidValue, mark(addVariants->keyNode),
+            scope + " gives both 'variants' and 'add_variants'; 'variants' replaces the inherited variants, "
+                    "'add_variants' adds to them",
+            "one of 'variants' or 'add_variants'", m.keyList());
+    }
+    if (addVariants && !inherits) {
+      error(DiagCode::kInvalidValue, mark(addVariants->keyNode),
+            "'add_variants' in " + scope + " adds to inherited variants, but the rule has no 'extends'",
+            "'variants', or 'extends' naming the parent rule", "'add_variants' without 'extends'");
+    }
+
+    bool portsOk = true;
+    const Entry* inputs = m.get("inputs");
+    const Entry* outputs = m.get("outputs");
+    if (inherits && (inputs || outputs)) {
+      // New ports invalidate every inherited variant (they are written per port).
+      rule.ports.clear();
+      rule.variants.clear();
+      if (!variants && rule.kind == RuleKind::kOp)
+        error(DiagCode::kInvalidValue, mark((inputs ? inputs : outputs)->keyNode),
+              scope + " redeclares its ports, so it must also give 'variants'; inherited variants are "
+                      "written for the parent's ports",
+              "'variants' next to 'inputs'/'outputs'", m.keyList());
+    }
+    if (inputs) portsOk &= parsePorts(inputs->value, true, scope, rule);
+    if (outputs) portsOk &= parsePorts(outputs->value, false, scope, rule);
+    if (const Entry* e = m.get("onnx")) {
+      if (portsOk) parseOnnxKey(*this, e->value, scope, rule);
+    } else if (inherits && (inputs || outputs)) {
+      checkOnnxPorts(*this, (inputs ? inputs : outputs)->keyNode, scope, rule);
+    }
+
+    const bool variantsAllowed = !kindOk || rule.kind == RuleKind::kOp;
+    if (variants && variantsAllowed) {
+      rule.variants.clear();
+      parseVariants(variants->value, scope, portsOk, rule);
+    }
+    if (addVariants && variantsAllowed && inherits) parseVariants(addVariants->value, scope, portsOk, rule);
+    // (An unknown parent is reported by parseExtends; no second error about its variants.)
+    if (inheritedOp && !rule.inheritedFrom.empty() && !variants && !addVariants && rule.variants.empty()) {
+      error(DiagCode::kInvalidValue, mark(m.get("extends")->value),
+            scope + " inherits no variant from '" + rule.inheritedFrom + "': none exists on " + backendName(),
+            "at least one variant; write 'variants'", joinNotes(rule));
+    }
+    applyManifest(rule);
+
+    ruleId_.clear();
+    variant_.clear();
+    if (errorCount() != before) return std::nullopt;
+    return rule;
+  }
+
+  std::string backendName() const {
+    return ctx_.manifest ? ctx_.manifest->backend : std::string("this backend");
+  }
+
+  static std::string joinNotes(const Rule& r) {
+    std::string s;
+    for (const std::string& n : r.notes) s += (s.empty() ? "" : "; ") + n;
+    return s.empty() ? "no variants" : s;
+  }
+
+  // Reads `extends`, copies the parent rule (through inheritRule) into `rule`, and returns the
+  // parent's kind.
+  RuleKind parseExtends(const Entry& e, const std::string& scope, Rule& rule) {
+    auto s = str(e.value, "'extends' in " + scope);
+    if (!s) return RuleKind::kOp;
+    if (!ctx_.parent || !ctx_.manifest) {
+      error(DiagCode::kInvalidValue, mark(e.value),
+            "'extends' in " + scope + " names a parent rule, but " + backendName() +
+                " extends no backend (its backend.yaml has no 'extends')",
+            "a rule of the backend named by backend.yaml's 'extends'", clip(*s));
+      return RuleKind::kOp;
+    }
+    const Rule* parent = ctx_.parent->findById(*s);
+    if (!parent) {
+      std::vector<std::string_view> ids;
+      for (const Rule& r : ctx_.parent->rules()) ids.push_back(r.id);
+      error(DiagCode::kInvalidValue, mark(e.value),
+            "'extends' in " + scope + " names rule '" + clip(*s) + "', which backend " + ctx_.manifest->extends +
+                " does not have",
+            "a rule id of backend " + ctx_.manifest->extends, clip(*s), suggest(*s, ids));
+      return RuleKind::kOp;
+    }
+    rule = inheritRule(*parent, *ctx_.manifest, mark(e.value));
+    return parent->kind;
+  }
+
+  // Backend-wide facts on written variants: a datatype or encoding the backend does not have,
+  // or an HTP gate on a backend without them, is an error; symmetry is applied.
+  void applyManifest(Rule& rule) {
+    const BackendManifest* bm = ctx_.manifest;
+    if (!bm) return;
+    if (!bm->quantized) rule.noQuantizedTypes = bm->whyNotQuantized;
+    for (Variant& v : rule.variants) applySymmetric(v, *bm);
+  }
+
+  void parseTargets(const YAML::Node& v, const std::string& what, Rule& rule) {
+    if (!v.IsSequence()) {
+      error(DiagCode::kWrongType, mark(v), what + " must be a list of strings", "a list of ATen target strings",
+            describe(v), v.IsScalar() ? "write [" + clip(v.Scalar()) + "]" : "");
+      return;
+    }
+    if (v.size() == 0) {
+      error(DiagCode::kInvalidValue, mark(v), what + " must not be empty", "at least one ATen target", "[]");
+      return;
+    }
+    for (const YAML::Node& t : v) {
+      auto s = str(t, "an element of " + what);
+      if (!s) continue;
+      if (std::find(rule.targets.begin(), rule.targets.end(), *s) != rule.targets.end()) {
+        error(DiagCode::kInvalidValue, mark(t), "target '" + clip(*s) + "' is listed twice in " + what,
+              "each target once", clip(*s));
+        continue;
+      }
+      rule.targets.push_back(*s);
+    }
+  }
+
+  // inputs / outputs. Returns false when a declaration could not be read far enough to know
+  // its port name, so that checking variants against the port list would mislead.
+  bool parsePorts(const YAML::Node& v, bool inputs, const std::string& ruleScope, Rule& rule) {
+    const char* listKey = inputs ? "inputs" : "outputs";
+    const char* indexKey = inputs ? "arg" : "index";
+    if (!v.IsSequence()) {
+      error(DiagCode::kWrongType, mark(v), "'" + std::string(listKey) + "' in " + ruleScope +
+            " must be a list of port declarations", "a list of port declarations", describe(v));
+      return false;
+    }
+    bool allNamed = true;
+    const size_t firstOfList = rule.ports.size();
+    int position = 0;
+    for (const YAML::Node& node : v) {
+      const std::string name = peek(node, "name");
+      const std::string scope = std::string(inputs ? "input" : "output") +
+                                (name.empty() ? " #" + std::to_string(position + 1) : " port '" + name + "'") +
+                                " of " + ruleScope;
+      PortDecl port;
+      port.isInput = inputs;
+      port.index = position;
+      port.mark = mark(node);
+      ++position;
+      Map m = readMap(node, scope, inputs ? Names(kInputKeys) : Names(kOutputKeys));
+      if (!m.valid) {
+        allNamed = false;
+        continue;
+      }
+      auto in = [&](std::string_view key) { return "'" + std::string(key) + "' in " + scope; };
+      bool named = false;
+      if (const Entry* e = m.get("name")) {
+        if (auto s = str(e->value, in("name"))) {
+          int dup = rule.findPort(*s);
+          if (dup >= 0) {
+            error(DiagCode::kInvalidValue, mark(e->value),
+                  "port name '" + *s + "' is declared twice in " + ruleScope + "; it is first declared at " +
+                      rule.ports[static_cast<size_t>(dup)].mark.toString(),
+                  "port names unique among the rule's inputs and outputs", *s);
+          } else {
+            named = true;
+          }
+          port.name = *s;
+        }
+      } else {
+        missing(node, m, scope, "name");
+      }
+      if (const Entry* e = m.get(indexKey)) {
+        if (auto x = integer(e->value, in(indexKey), 0, std::numeric_limits<int>::max(), "0 or greater")) {
+          port.index = static_cast<int>(*x);
+          for (size_t i = firstOfList; i < rule.ports.size(); ++i) {
+            if (rule.ports[i].index == port.index) {
+              error(DiagCode::kInvalidValue, mark(e->value),
+                    std::string(inputs ? "argument " : "output index ") + std::to_string(port.index) +
+                        " of " + scope + " is already bound to port '" + rule.ports[i].name + "'",
+                    std::string("a ") + (inputs ? "argument position" : "output index") + " no other port uses",
+                    std::to_string(port.index));
+              break;
+            }
+          }
+        }
+      } else {
+        for (size_t i = firstOfList; i < rule.ports.size(); ++i) {
+          if (rule.ports[i].index == port.index) {
+            error(DiagCode::kInvalidValue, mark(node),
+                  scope + " defaults to " + (inputs ? "argument " : "output index ") +
+                      std::to_string(port.index) + ", which port '" + rule.ports[i].name + "' already uses",
+                  std::string("an explicit '") + indexKey + "'", std::to_string(port.index));
+            break;
+          }
+        }
+      }
+      if (const Entry* e = m.get("optional")) {
+        if (auto b = boolean(e->value, in("optional"))) port.optional = *b;
+      }
+      if (const Entry* e = m.get("variadic")) {
+        if (auto b = boolean(e->value, in("variadic"))) port.variadic = *b;
+      }
+      // A named port is kept even when another of its keys is wrong, so that variants and
+      // shared_with resolve against it; the rule is dropped anyway.
+      if (named) rule.ports.push_back(std::move(port));
+      else allNamed = false;
+    }
+    return allNamed;
+  }
+
+  void parseVariants(const YAML::Node& v, const std::string& ruleScope, bool portsOk, Rule& rule) {
+    if (!v.IsSequence()) {
+      error(DiagCode::kWrongType, mark(v), "'variants' in " + ruleScope + " must be a list of variants",
+            "a list of variants", describe(v));
+      return;
+    }
+    if (v.size() == 0) {
+      error(DiagCode::kInvalidValue, mark(v), "'variants' in " + ruleScope + " must not be empty",
+            "at least one variant", "[]");
+      return;
+    }
+    size_t index = 0;
+    for (const YAML::Node& node : v) {
+      ++index;
+      variant_ = peek(node, "name");
+      const std::string scope =
+          (variant_.empty() ? "variant #" + std::to_string(index) : "variant '" + variant_ + "'") + " of " + ruleScope;
+      Variant variant;
+      variant.mark = mark(node);
+      Map m = readMap(node, scope, kVariantKeys);
+      if (!m.valid) continue;
+      auto in = [&](std::string_view key) { return "'" + std::string(key) + "' in " + scope; };
+      if (const Entry* e = m.get("name")) {
+        if (auto s = str(e->value, in("name"))) {
+          auto dup = std::find_if(rule.variants.begin(), rule.variants.end(),
+                                  [&](const Variant& x) { return x.name == *s; });
+          if (dup != rule.variants.end()) {
+            error(DiagCode::kInvalidValue, mark(e->value),
+                  "variant name '" + *s + "' is used twice in " + ruleScope + "; it is first used at " +
+                      dup->mark.toString(),
+                  "variant names unique within the rule", *s);
+          }
+          variant.name = *s;
+        }
+      } else {
+        missing(node, m, scope, "name");
+      }
+      if (const Entry* e = m.get("description")) {
+        if (auto s = str(e->value, in("description"))) variant.description = *s;
+      }
+      if (const Entry* e = m.get("hint")) {
+        if (auto s = str(e->value, in("hint"))) variant.hint = *s;
+      }
+      if (const Entry* e = m.get("min_arch")) {
+        if (auto a = archValue(e->value, in("min_arch"))) variant.minArch = *a;
+        if (ctx_.manifest && !ctx_.manifest->htpArchGates)
+          error(DiagCode::kInvalidValue, mark(e->keyNode),
+                "'min_arch' in " + scope + " gates on the HTP architecture, which means nothing on backend " +
+                    ctx_.manifest->backend + " (its backend.yaml sets htp_arch_gates: false)",
+                "no 'min_arch'", "min_arch " + clip(e->value.IsScalar() ? e->value.Scalar() : std::string()));
+      }
+      if (const Entry* e = m.get("ports")) {
+        parseVariantPorts(e->value, scope, portsOk, rule, variant);
+      } else {
+        missing(node, m, scope, "ports");
+      }
+      rule.variants.push_back(std::move(variant));
+    }
+    variant_.clear();
+  }
+
+  // HTP architecture, canonical spelling only (V73, not v73).
+  std::optional<HtpArch> archValue(const YAML::Node& v, const std::string& what) {
+    return enumValue<HtpArch>(v, what, "HTP architecture", archNames(), [](std::string_view s) {
+      std::optional<HtpArch> a = parseHtpArch(s);
+      if (a && htpArchName(*a) != s) a.reset();
+      return a;
+    });
+  }
+
+  void parseVariantPorts(const YAML::Node& v, const std::string& variantScope, bool portsOk, const Rule& rule,
+                         Variant& variant) {
+    variant.ports.resize(rule.ports.size());
+    Map m = readMap(v, "'ports' of " + variantScope, {}, "a mapping from port name to constraint");
+    if (!m.valid) return;
+    std::vector<bool> seen(rule.ports.size(), false);
+    std::vector<std::string_view> portNames;
+    for (const PortDecl& p : rule.ports) portNames.push_back(p.name);
+    for (const Entry& e : m.entries) {
+      const std::string scope = "port '" + clip(e.key) + "' in " + variantScope;
+      int idx = rule.findPort(e.key);
+      PortConstraint c;
+      parseConstraint(e, scope, rule, c);
+      if (idx < 0) {
+        if (portsOk) {
+          error(DiagCode::kUnknownPort, mark(e.keyNode),
+                variantScope + " constrains port '" + clip(e.key) + "', which the rule does not declare",
+                portNames.empty() ? "no ports (the rule declares none)" : oneOf(portNames), clip(e.key),
+                suggest(e.key, portNames));
+        }
+        continue;
+      }
+      seen[static_cast<size_t>(idx)] = true;
+      variant.ports[static_cast<size_t>(idx)] = std::move(c);
+    }
+    if (!portsOk) return;
+    for (size_t i = 0; i < rule.ports.size(); ++i) {
+      if (seen[i]) continue;
+      error(DiagCode::kMissingKey, mark(v),
+            variantScope + " does not constrain port '" + rule.ports[i].name + "'; every port of the rule must appear",
+            "a constraint for port '" + rule.ports[i].name + "'", m.keyList(),
+            "declared at " + rule.ports[i].mark.toString());
+    }
+  }
+
+  void parseConstraint(const Entry& entry, const std::string& scope, const Rule& rule, PortConstraint& c) {
+    c.mark = mark(entry.keyNode);
+    Map m = readMap(entry.value, scope, kConstraintKeys);
+    if (!m.valid) return;
+    auto in = [&](std::string_view key) { return "'" + std::string(key) + "' of " + scope; };
+    if (const Entry* e = m.get("dtype")) {
+      enumList<QnnDatatype>(e->value, in("dtype"), "datatype", datatypeNames(),
+                            [](std::string_view s) { return parseDatatype(s); },
+                            [&](QnnDatatype t) { c.datatypes.insert(t); });
+      if (ctx_.manifest && ctx_.manifest->datatypes)
+        outsideBackend(c.datatypes, *ctx_.manifest->datatypes, e->value, in("dtype"), "datatype",
+                       [](QnnDatatype t) { return datatypeName(t); });
+    } else {
+      missing(entry.value, m, scope, "dtype");
+    }
+    if (const Entry* e = m.get("encoding")) {
+      enumList<Encoding>(e->value, in("encoding"), "encoding", encodingNames(),
+                         [](std::string_view s) { return parseEncoding(s); },
+                         [&](Encoding x) { c.encodings.insert(x); });
+      if (ctx_.manifest && ctx_.manifest->encodings)
+        outsideBackend(c.encodings, *ctx_.manifest->encodings, e->value, in("encoding"), "encoding",
+                       [](Encoding x) { return encodingName(x); });
+    }
+    if (const Entry* e = m.get("bitwidth")) parseBitwidths(e->value, in("bitwidth"), c);
+    if (const Entry* e = m.get("symmetric")) {
+      if (auto b = boolean(e->value, in("symmetric"))) c.symmetric = *b;
+    }
+    if (const Entry* e = m.get("axis")) {
+      if (auto x = integer(e->value, in("axis"), std::numeric_limits<int>::min(), std::numeric_limits<int>::max()))
+        c.axis = static_cast<int>(*x);
+    }
+    if (const Entry* e = m.get("offset")) {
+      if (auto x = integer(e->value, in("offset"), std::numeric_limits<int64_t>::min(),
+                           std::numeric_limits<int64_t>::max()))
+        c.offset = *x;
+    }
+    if (const Entry* e = m.get("scale")) parseScale(e->value, in("scale"), c);
+    if (const Entry* e = m.get("shared_with")) {
+      if (auto s = str(e->value, in("shared_with"))) {
+        int idx = rule.findPort(*s);
+        std::vector<std::string_view> names;
+        for (const PortDecl& p : rule.ports) names.push_back(p.name);
+        if (idx < 0) {
+          error(DiagCode::kUnknownPort, mark(e->value),
+                in("shared_with") + " names port '" + clip(*s) + "', which the rule does not declare",
+                names.empty() ? "a port of the rule" : oneOf(names), clip(*s), suggest(*s, names));
+        } else if (*s == entry.key) {
+          error(DiagCode::kInvalidValue, mark(e->value), in("shared_with") + " names the port itself",
+                "another port of the rule", clip(*s));
+        } else {
+          c.sharedWith = idx;
+        }
+      }
+    }
+  }
+
+  // Reports the values of `used` that the backend (manifest) does not have.
+  template <typename E, typename Name>
+  void outsideBackend(EnumSet<E> used, EnumSet<E> backend, const YAML::Node& at, const std::string& what,
+                      std::string_view kindName, Name name) {
+    std::string bad, allowed;
+    used.forEach([&](E x) {
+      if (!backend.contains(x)) bad += (bad.empty() ? "" : ", ") + std::string(name(x));
+    });
+    if (bad.empty()) return;
+    backend.forEach([&](E x) { allowed += (allowed.empty() ? "" : ", ") + std::string(name(x)); });
+    error(DiagCode::kInvalidValue, mark(at),
+          what + " names " + std::string(kindName) + " " + bad + ", which backend " + ctx_.manifest->backend +
+              " does not have (see its backend.yaml)",
+          "one of: " + allowed, bad);
+  }
+
+  void parseBitwidths(const YAML::Node& v, const std::string& what, PortConstraint& c) {
+    auto one = [&](const YAML::Node& n) {
+      if (auto x = integer(n, what, 1, 32, "a bit width from 1 to 32")) c.bitwidths |= uint64_t{1} << *x;
+    };
+    if (v.IsSequence()) {
+      if (v.size() == 0) {
+        error(DiagCode::kInvalidValue, mark(v), what + " must not be an empty list",
+              "a bit width or a non-empty list of them", "[]");
+        return;
+      }
+      for (const YAML::Node& n : v) one(n);
+    } else if (v.IsScalar()) {
+      one(v);
+    } else {
+      error(DiagCode::kWrongType, mark(v), what + " must be an integer or a list of integers",
+            "a bit width or a list of them", describe(v));
+    }
+  }
+
+  void parseScale(const YAML::Node& v, const std::string& what, PortConstraint& c) {
+    if (!v.IsScalar()) {
+      error(DiagCode::kWrongType, mark(v), what + " must be a number or a string \"a/b\"",
+            "a positive number or a fraction \"a/b\"", describe(v));
+      return;
+    }
+    const std::string& s = v.Scalar();
+    if (isPlain(v) && looksBool(s)) {
+      error(DiagCode::kWrongType, mark(v), what + " must be a number or a string \"a/b\"",
+            "a positive number or a fraction \"a/b\"", describe(v));
+      return;
+    }
+    std::optional<double> x;
+    if (isPlain(v) && (looksInt(s) || looksFloat(s))) {
+      x = parseNumber(s);  // rejects hex, octal, .inf and .nan
+      if (!x) {
+        error(DiagCode::kInvalidValue, mark(v), what + " must be a positive finite decimal number",
+              "a positive number or a fraction \"a/b\"", describe(v));
+        return;
+      }
+    } else {
+      x = parseFraction(s);
+      if (!x) {
+        error(DiagCode::kInvalidValue, mark(v), what + " '" + clip(s) + "' is not a number or a fraction \"a/b\"",
+              "a positive number or a fraction \"a/b\" such as \"1/256\"", describe(v));
+        return;
+      }
+    }
+    if (*x <= 0) {
+      error(DiagCode::kInvalidValue, mark(v), what + " must be greater than 0", "a positive number",
+            describe(v));
+      return;
+    }
+    c.scale = *x;
+    c.scaleText = s;
+  }
+
+  // --- backend manifests ---
+
+  void loadManifest(const YAML::Node& root, BackendManifest& out) {
+    out.mark = fileMark(1, 1);
+    Map m = readMap(root, "the manifest", kManifestKeys, "a mapping with keys " + join(kManifestKeys));
+    if (!m.valid) return;
+    version(root, m);
+    auto in = [](std::string_view key) { return "'" + std::string(key) + "' in the manifest"; };
+    auto requiredString = [&](std::string_view key, std::string& field) {
+      if (const Entry* e = m.get(key)) {
+        if (auto s = str(e->value, in(key))) field = *s;
+      } else {
+        missing(root, m, "the manifest", key);
+      }
+    };
+    requiredString("backend", out.backend);
+    requiredString("description", out.description);
+    if (const Entry* e = m.get("extends")) {
+      if (auto s = str(e->value, in("extends"))) out.extends = *s;
+      out.extendsMark = mark(e->value);
+    }
+    if (const Entry* e = m.get("datatypes")) {
+      DatatypeSet set;
+      if (enumList<QnnDatatype>(e->value, in("datatypes"), "datatype", datatypeNames(),
+                                [](std::string_view s) { return parseDatatype(s); },
+                                [&](QnnDatatype t) { set.insert(t); }))
+        out.datatypes = set;
+    }
+    if (const Entry* e = m.get("encodings")) {
+      EncodingSet set;
+      if (enumList<Encoding>(e->value, in("encodings"), "encoding", encodingNames(),
+                             [](std::string_view s) { return parseEncoding(s); },
+                             [&](Encoding x) { set.insert(x); }))
+        out.encodings = set;
+    }
+    if (const Entry* e = m.get("symmetric")) {
+      if (auto b = boolean(e->value, in("symmetric"))) out.symmetric = *b;
+    }
+    if (const Entry* e = m.get("htp_arch_gates")) {
+      if (auto b = boolean(e->value, in("htp_arch_gates"))) out.htpArchGates = *b;
+    }
+    const Entry* quantized = m.get("quantized");
+    const Entry* why = m.get("why_not_quantized");
+    if (quantized) {
+      if (auto b = boolean(quantized->value, in("quantized"))) out.quantized = *b;
+    }
+    if (why) {
+      if (auto s = str(why->value, in("why_not_quantized"))) out.whyNotQuantized = *s;
+    }
+    if (!out.quantized && !why)
+      error(DiagCode::kMissingKey, mark(quantized->keyNode),
+            "the manifest sets quantized: false but gives no 'why_not_quantized', the sentence diagnostics report",
+            "why_not_quantized", m.keyList());
+    if (out.quantized && why)
+      error(DiagCode::kInvalidValue, mark(why->keyNode),
+            "'why_not_quantized' is only allowed with quantized: false", "quantized: false", "quantized: true");
+    if (!out.quantized && out.datatypes) {
+      std::string fixed;
+      out.datatypes->forEach([&](QnnDatatype t) {
+        if (isFixedPoint(t)) fixed += (fixed.empty() ? "" : ", ") + std::string(datatypeName(t));
+      });
+      if (!fixed.empty())
+        error(DiagCode::kInvalidValue, mark(m.get("datatypes")->value),
+              "'datatypes' in the manifest lists quantized types (" + fixed + ") but the backend sets quantized: false",
+              "float, integer and bool datatypes only", fixed);
+    }
+    if (const Entry* e = m.get("exclude")) {
+      if (out.extends.empty() && !m.get("extends")) {
+        error(DiagCode::kInvalidValue, mark(e->keyNode),
+              "'exclude' removes targets of the parent backend, but the manifest has no 'extends'",
+              "'extends' naming the parent backend", "'exclude' without 'extends'");
+      }
+      parseExclusions(e->value, out);
+    }
+  }
+
+  void parseExclusions(const YAML::Node& v, BackendManifest& out) {
+    if (!v.IsSequence()) {
+      error(DiagCode::kWrongType, mark(v), "'exclude' in the manifest must be a list of {targets, why}",
+            "a list of mappings with keys targets and why", describe(v));
+      return;
+    }
+    size_t index = 0;
+    for (const YAML::Node& node : v) {
+      ++index;
+      const std::string scope = "exclude entry #" + std::to_string(index);
+      Map m = readMap(node, scope, kExcludeKeys);
+      if (!m.valid) continue;
+      Exclusion x;
+      x.mark = mark(node);
+      if (const Entry* e = m.get("targets")) {
+        Rule scratch;  // parseTargets checks list shape, strings and repeats
+        parseTargets(e->value, "'targets' of " + scope, scratch);
+        size_t i = 0;
+        for (const YAML::Node& t : e->value) {
+          if (i >= scratch.targets.size()) break;
+          if (t.IsScalar() && t.Scalar() == scratch.targets[i]) {
+            x.targets.push_back(scratch.targets[i]);
+            x.targetMarks.push_back(mark(t));
+            ++i;
+          }
+        }
+      } else {
+        missing(node, m, scope, "targets");
+      }
+      if (const Entry* e = m.get("why")) {
+        if (auto s = str(e->value, "'why' of " + scope)) x.why = *s;
+      } else {
+        missing(node, m, scope, "why");
+      }
+      for (const Exclusion& earlier : out.exclude) {
+        for (size_t i = 0; i < x.targets.size(); ++i) {
+          for (const std::string& t : earlier.targets)
+            if (t == x.targets[i])
+              error(DiagCode::kInvalidValue, x.targetMarks[i],
+                    "target '" + t + "' is excluded twice; it is first excluded at " + earlier.mark.toString(),
+                    "each target excluded once", t);
+        }
+      }
+      out.exclude.push_back(std::move(x));
+    }
+  }
+
+  // --- socs ---
+
+  void loadSocs(const YAML::Node& root, SocTable& out) {
+    Map top = readMap(root, "the top level", kSocTopKeys, "a mapping with keys version and socs");
+    if (!top.valid) return;
+    bool fileOk = version(root, top);
+    const Entry* socs = top.get("socs");
+    if (!socs) {
+      missing(root, top, "the top level", "socs");
+      return;
+    }
+    if (!socs->value.IsSequence()) {
+      error(DiagCode::kWrongType, mark(socs->value), "'socs' must be a list of SoCs", "a list of SoCs",
+            describe(socs->value));
+      return;
+    }
+    std::vector<SocInfo> parsed;  // this file's SoCs so far (also the ones with errors, for duplicates)
+    size_t index = 0;
+    for (const YAML::Node& node : socs->value) {
+      ++index;
+      const size_t before = errorCount();
+      const std::string name = peek(node, "name");
+      const std::string scope = name.empty() ? "SoC #" + std::to_string(index) : "SoC '" + name + "'";
+      Map m = readMap(node, scope, kSocKeys);
+      if (!m.valid) continue;
+      auto in = [&](std::string_view key) { return "'" + std::string(key) + "' of " + scope; };
+      SocInfo soc;
+      soc.mark = mark(node);
+      bool idOk = false;
+      if (const Entry* e = m.get("name")) {
+        if (auto s = str(e->value, in("name"))) {
+          auto dup = std::find_if(parsed.begin(), parsed.end(), [&](const SocInfo& x) { return x.name == *s; });
+          if (dup != parsed.end())
+            error(DiagCode::kInvalidValue, mark(e->value),
+                  "SoC '" + *s + "' is listed twice; it is first listed at " + dup->mark.toString(),
+                  "each SoC once", *s);
+          soc.name = *s;
+        }
+      } else {
+        missing(node, m, scope, "name");
+      }
+      if (const Entry* e = m.get("id")) {
+        if (auto x = integer(e->value, in("id"), 0, std::numeric_limits<int>::max(), "0 or greater")) {
+          soc.chipsetId = static_cast<int>(*x);
+          idOk = true;
+          auto dup = std::find_if(parsed.begin(), parsed.end(),
+                                  [&](const SocInfo& s) { return s.chipsetId == soc.chipsetId; });
+          if (dup != parsed.end())
+            error(DiagCode::kInvalidValue, mark(e->value),
+                  "SoC id " + std::to_string(*x) + " of " + scope + " is already the id of SoC '" + dup->name + "'",
+                  "ids unique among the SoCs", std::to_string(*x));
+        }
+      } else {
+        missing(node, m, scope, "id");
+      }
+      if (const Entry* e = m.get("htp_arch")) {
+        if (auto a = archValue(e->value, in("htp_arch"))) soc.htpArch = *a;
+      } else {
+        missing(node, m, scope, "htp_arch");
+      }
+      if (const Entry* e = m.get("vtcm_mb")) {
+        if (auto x = integer(e->value, in("vtcm_mb"), 0, std::numeric_limits<int>::max(), "0 or greater"))
+          soc.vtcmMb = static_cast<int>(*x);
+      } else {
+        missing(node, m, scope, "vtcm_mb");
+      }
+      if (const Entry* e = m.get("lpai")) {
+        if (auto s = str(e->value, in("lpai"))) soc.lpaiVersion = *s;
+      }
+      if (const Entry* e = m.get("marketing_name")) {
+        if (auto s = str(e->value, in("marketing_name"))) soc.marketingName = *s;
+      }
+      const bool ok = errorCount() == before;
+      parsed.push_back(soc);
+      if (!idOk) parsed.back().chipsetId = -1;
+      if (ok && fileOk) out.add(std::move(soc));
+    }
+  }
+ private:
+  RuleFileContext ctx_;
+};
+
+// Reads a whole file and hands its text on; a file that cannot be read is one error.
+template <typename LoadText>
+void readThen(const std::filesystem::path& file, const std::string& displayPath, const LoadLimits& limits,
+              DiagnosticList& errors, std::string_view what, LoadText&& loadText) {
+  std::optional<std::string> text;
+  try {
+    text = readFile(file, displayPath, limits, errors, what);
+  } catch (...) {
+    Loader l(displayPath, errors);
+    l.error(DiagCode::kYamlSyntax, l.fileMark(), "cannot read " + std::string(what) + " '" + displayPath + "'");
+    return;
+  }
+  if (text) loadText(*text);
+}
+
+}  // namespace
+
+void loadRuleText(const std::string& text, const std::string& displayPath, std::vector<Rule>& out,
+                  DiagnosticList& errors, const LoadLimits& limits, const RuleFileContext& context) {
+  Loader l(displayPath, errors);
+  l.setContext(context);
+  guarded(l, [&] {
+    if (auto root = l.parse(text, limits, "the rule file")) l.loadRules(*root, out);
+  });
+}
+
+void loadRuleFile(const std::filesystem::path& file, const std::string& displayPath, std::vector<Rule>& out,
+                  DiagnosticList& errors, const LoadLimits& limits, const RuleFileContext& context) {
+  readThen(file, displayPath, limits, errors, "rule file",
+           [&](const std::string& text) { loadRuleText(text, displayPath, out, errors, limits, context); });
+}
+
+void loadManifestText(const std::string& text, const std::string& displayPath, BackendManifest& out,
+                      DiagnosticList& errors, const LoadLimits& limits) {
+  Loader l(displayPath, errors);
+  l.setListKey("backend");
+  guarded(l, [&] {
+    if (auto root = l.parse(text, limits, "the backend manifest")) l.loadManifest(*root, out);
+  });
+}
+
+void loadManifestFile(const std::filesystem::path& file, const std::string& displayPath, BackendManifest& out,
+                      DiagnosticList& errors, const LoadLimits& limits) {
+  readThen(file, displayPath, limits, errors, "backend manifest",
+           [&](const std::string& text) { loadManifestText(text, displayPath, out, errors, limits); });
+}
+
+void loadSocText(const std::string& text, const std::string& displayPath, SocTable& out, DiagnosticList& errors,
+                 const LoadLimits& limits) {
+  Loader l(displayPath, errors);
+  l.setListKey("socs");
+  guarded(l, [&] {
+    if (auto root = l.parse(text, limits, "the SoC file")) l.loadSocs(*root, out);
+  });
+}
+
+void loadSocFile(const std::filesystem::path& file, const std::string& displayPath, SocTable& out,
+                 DiagnosticList& errors, const LoadLimits& limits) {
+  readThen(file, displayPath, limits, errors, "SoC file",
+           [&](const std::string& text) { loadSocText(text, displayPath, out, errors, limits); });
+}
+
+}  // namespace qnnrules
