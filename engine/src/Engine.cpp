@@ -1,77 +1,19 @@
 #include "qnnrules/Engine.h"
 
-#include "qnnrules/delegate/Partitioner.h"
-#include "qnnrules/passes/QdqReader.h"
-#include "qnnrules/graph/UserIndex.h"
 #include "qnnrules/io/OnnxBinding.h"
-#include "qnnrules/passes/NumericChecks.h"
-#include "qnnrules/passes/Prune.h"
 
 namespace qnnrules {
-namespace {
-
-// The graph the rules see. A QDQ graph (after convert_pt2e) is folded into port encodings
-// first, exactly as qnn-validate does, so embedders get the CLI's results; its fold problems
-// become diagnostics. A graph read from an ONNX model also has its onnx:: nodes bound to the
-// rules (after the fold, so weights behind a DequantizeLinear count as constants). Other graphs
-// are used as they are, without a copy (borrowed).
-struct RulesView {
-  std::shared_ptr<const Graph> graph;
-  DiagnosticList foldDiagnostics;
-  size_t qdqNodes = 0;
-};
-
-RulesView viewForRules(const Graph& graph, const RuleSet& rules) {
-  RulesView v;
-  std::optional<Graph> owned;
-  if (isQdqGraph(graph)) {
-    QdqFoldResult folded = foldQdq(graph);
-    v.foldDiagnostics = std::move(folded.diagnostics);
-    if (!folded.status.isOk() && v.foldDiagnostics.empty()) {
-      Diagnostic d;
-      d.code = DiagCode::kQdqMismatch;
-      d.message = "the quantize/dequantize nodes could not be folded: " + folded.status.message();
-      v.foldDiagnostics.push_back(std::move(d));
-    }
-    v.qdqNodes = folded.quantizeNodes + folded.dequantizeNodes;
-    owned = std::move(folded.graph);
-  }
-  if (needsOnnxBinding(owned ? *owned : graph, rules)) {
-    if (!owned) owned = graph;  // binding rewrites nodes: a copy, never the caller's graph
-    bindOnnxOps(*owned, rules);
-  }
-  if (owned)
-    v.graph = std::make_shared<const Graph>(std::move(*owned));
-  else
-    v.graph = std::shared_ptr<const Graph>(std::shared_ptr<const Graph>(), &graph);  // borrowed
-  return v;
-}
-
-void prependFoldDiagnostics(const RulesView& v, ValidationResult& r) {
-  r.diagnostics.insert(r.diagnostics.begin(), v.foldDiagnostics.begin(), v.foldDiagnostics.end());
-}
-
-std::vector<uint8_t> skipMask(const PruneResult& pruned) {
-  std::vector<uint8_t> skip(pruned.kind.size());
-  for (size_t i = 0; i < pruned.kind.size(); ++i) skip[i] = pruned.kind[i] != PruneKind::kKept;
-  return skip;
-}
-
-// The rules' checks, then the quantization-parameter checks, on the nodes pruning kept.
-ValidationResult check(const Graph& g, const RuleSet& rules, const SocInfo& soc, ValidateOptions vo,
-                       const PruneResult& pruned) {
-  vo.skipNodes = skipMask(pruned);
-  ValidationResult r = validateGraph(g, rules, soc, vo);
-  NumericCheckOptions no;
-  no.skipNodes = std::move(vo.skipNodes);
-  DiagnosticList numeric = checkQuantParams(g, rules, no);
-  r.diagnostics.insert(r.diagnostics.end(), numeric.begin(), numeric.end());
-  return r;
-}
-
-}  // namespace
 
 Engine::Engine(EngineOptions options) : options_(std::move(options)) {
+  PhaseTimes times;
+  {
+    PhaseTimer timer(times, Phase::kRuleLoad);
+    open();
+  }
+  loadTime_ = times[Phase::kRuleLoad];
+}
+
+void Engine::open() {
   RegistryOptions ro;
   ro.builtinDir = options_.builtinRulesDir;
   ro.overlayDirs = options_.ruleDirs;
@@ -84,12 +26,12 @@ Engine::Engine(EngineOptions options) : options_(std::move(options)) {
     loadErrors_ = socs.errors;
     return;
   }
-  const SocInfo* soc = socs.table->find(options_.soc);
+  const std::string socName = options_.soc.empty() ? std::string(kDefaultSoc) : options_.soc;
+  const SocInfo* soc = socs.table->find(socName);
   if (!soc) {
     std::string known;
     for (const SocInfo& s : socs.table->all()) known += (known.empty() ? "" : ", ") + s.name;
-    status_ = Status(StatusCode::kInvalidArgument, "unknown SoC '" + options_.soc + "'; known SoCs: " + known,
-                     options_.soc);
+    status_ = Status(StatusCode::kInvalidArgument, "unknown SoC '" + socName + "'; known SoCs: " + known, socName);
     return;
   }
   soc_ = *soc;
@@ -137,35 +79,6 @@ std::vector<std::string> Engine::ruleDirs() const {
 
 std::string GraphAnalysis::delegationText() const { return formatDelegationText(*graph, delegation); }
 std::string GraphAnalysis::delegationJson() const { return formatDelegationJson(*graph, delegation); }
-
-GraphAnalysis Engine::analyze(const Graph& graph) const {
-  RulesView v = viewForRules(graph, *rules_);
-  const Graph& g = *v.graph;
-  const UserIndex users(g);
-  const PruneResult pruned = pruneGraph(g, users);
-  GraphAnalysis a;
-  a.validation = check(g, *rules_, soc_, options_.validate, pruned);
-  PartitionOptions po;
-  po.strict = options_.mode == Mode::kStrict;
-  po.requireFullDelegation = options_.requireFullDelegation;
-  po.pruned = &pruned;
-  po.users = &users;
-  a.delegation = partitionGraph(g, *rules_, soc_, a.validation, po);
-  prependFoldDiagnostics(v, a.validation);
-  applyMode(a.validation, options_.mode);
-  a.graph = std::move(v.graph);
-  a.qdqNodesFolded = v.qdqNodes;
-  return a;
-}
-
-ValidationResult Engine::validate(const Graph& graph) const {
-  const RulesView v = viewForRules(graph, *rules_);
-  const PruneResult pruned = pruneGraph(*v.graph, UserIndex(*v.graph));
-  ValidationResult r = check(*v.graph, *rules_, soc_, options_.validate, pruned);
-  prependFoldDiagnostics(v, r);
-  applyMode(r, options_.mode);
-  return r;
-}
 
 AnnotateResult Engine::annotate(Graph& graph, const AnnotateOptions& options) const {
   AnnotateResult result;

@@ -11,7 +11,7 @@ Same rules, same engine and same results as the qnn-validate CLI. See docs/embed
 import os as _os
 
 from . import _location
-from ._qnnrules import AnnotationReport, DelegationReport, Diagnostic, Graph, ValidationReport
+from ._qnnrules import AnnotationReport, DelegationReport, Diagnostic, Graph, RunReport, ValidationReport
 from ._qnnrules import Engine as _CoreEngine
 from ._version import __version__
 from .builder import GraphBuilder, Ref
@@ -19,7 +19,8 @@ from .errors import AnnotationError, ConfigError, Error, GraphError, QnnRulesErr
 
 __all__ = [
     "__version__", "AnnotationError", "AnnotationReport", "ConfigError", "DelegationReport", "Diagnostic", "Engine",
-    "Error", "Graph", "GraphBuilder", "GraphError", "QnnRulesError", "Ref", "RuleError", "ValidationError", "ValidationReport",
+    "Error", "Graph", "GraphBuilder", "GraphError", "QnnRulesError", "Ref", "RuleError", "RunReport", "ValidationError",
+    "ValidationReport",
 ]
 
 
@@ -38,16 +39,17 @@ def _installed_rules_dir():
 class Engine(_CoreEngine):
     """Rules of one backend for one SoC, loaded once.
 
-    Engine(backend="htp", soc="SM8750", strict=True, rules=(), use_environment=True,
+    Engine(backend="htp", soc=None, strict=True, rules=(), use_environment=True,
            builtin_rules_dir=None, backend_options=None, require_full_delegation=None)
 
+    ``soc``: None checks the reference quantizer's default (SM8750), and reports say so.
     ``rules``: overlay directories searched after $QNNRULES_PATH (``use_environment``); a rule
     whose id exists replaces it, a new id adds an op. ``backend_options``: {name: value} or
     ["name=value", ...], checked against the backend's option table. Raises :class:`RuleError`
     with every error when rules do not load, or for an unknown backend, SoC or option.
     """
 
-    def __init__(self, backend="htp", soc="SM8750", strict=True, rules=(), use_environment=True,
+    def __init__(self, backend="htp", soc=None, strict=True, rules=(), use_environment=True,
                  builtin_rules_dir=None, backend_options=None, require_full_delegation=None):
         if builtin_rules_dir is None:
             builtin_rules_dir = _installed_rules_dir()

@@ -8,6 +8,10 @@
 #include "qnnrules/report/Diagnostic.h"
 #include "qnnrules/core/Status.h"
 
+namespace qnnrules {
+class Engine;
+}
+
 namespace qnnrules::python {
 
 namespace py = pybind11;
@@ -15,6 +19,8 @@ namespace py = pybind11;
 void bindDiagnostic(py::module_& m);
 void bindGraph(py::module_& m);
 void bindEngine(py::module_& m);
+// RunReport and Engine.run (PyRunReport.cpp), on the Engine class bindEngine made.
+void bindRunReport(py::module_& m, py::class_<Engine>& engine);
 
 // Diagnostics as a Python list of bound Diagnostic objects.
 py::list toPyList(const DiagnosticList& diags);

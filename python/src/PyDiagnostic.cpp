@@ -46,6 +46,21 @@ void bindDiagnostic(py::module_& m) {
       .def_property_readonly("column", [](const Diagnostic& d) { return d.mark.column; })
       .def_property_readonly("location", [](const Diagnostic& d) { return d.mark.known() ? d.mark.toString() : ""; },
                              "'file:line:column' of the rule (empty when none)")
+      .def_property_readonly("primary", &primaryLocation,
+                             "where the problem is: the node and port, or the file:line:column of a file error")
+      .def_property_readonly(
+          "notes",
+          [](const Diagnostic& d) {
+            py::list out;
+            for (const DiagnosticNote& n : notesOf(d)) {
+              py::dict note;
+              note["message"] = n.message;
+              note["location"] = n.mark.known() ? n.mark.toString() : std::string();
+              out.append(note);
+            }
+            return out;
+          },
+          "the notes: the rule's file:line with its id and variant, expected, actual, hint")
       .def_readonly("expected", &Diagnostic::expected)
       .def_readonly("actual", &Diagnostic::actual)
       .def_readonly("hint", &Diagnostic::hint)

@@ -14,14 +14,14 @@
 namespace qnnrules::python {
 namespace {
 
-std::unique_ptr<Engine> openEngine(const std::string& backend, const std::string& soc, bool strict,
+std::unique_ptr<Engine> openEngine(const std::string& backend, const std::optional<std::string>& soc, bool strict,
                                    const std::vector<std::filesystem::path>& rules, bool useEnvironment,
                                    const std::optional<std::filesystem::path>& builtinRulesDir,
                                    const std::vector<std::string>& backendOptions,
                                    std::optional<bool> requireFullDelegation) {
   EngineOptions o;
   o.backend = backend;
-  o.soc = soc;
+  if (soc) o.soc = *soc;  // None: the default SoC, and reports say so
   o.mode = strict ? Mode::kStrict : Mode::kWarn;
   o.ruleDirs = rules;
   o.useEnvironment = useEnvironment;
@@ -218,11 +218,11 @@ void bindEngine(py::module_& m) {
       .def("to_dict", [](const PyDelegation& d) { return jsonLoads(d.json); }, "the CLI's JSON report, as a dict")
       .def("__str__", [](const PyDelegation& d) { return d.text; });
 
-  py::class_<Engine>(m, "Engine",
+  py::class_<Engine> engine(m, "Engine",
                      "Rules of one backend for one SoC. Raises qnnrules.RuleError when rules, SoC, backend or "
                      "backend options are wrong. `rules` are overlay directories (after QNNRULES_PATH): a rule "
-                     "with an existing id replaces it, a new id adds an op.")
-      .def(py::init(&openEngine), py::arg("backend") = "htp", py::arg("soc") = "SM8750", py::arg("strict") = true,
+                     "with an existing id replaces it, a new id adds an op.");
+  engine.def(py::init(&openEngine), py::arg("backend") = "htp", py::arg("soc") = py::none(), py::arg("strict") = true,
            py::arg("rules") = std::vector<std::filesystem::path>{}, py::arg("use_environment") = true,
            py::arg("builtin_rules_dir") = py::none(), py::arg("backend_options") = std::vector<std::string>{},
            py::arg("require_full_delegation") = py::none())
@@ -253,6 +253,7 @@ void bindEngine(py::module_& m) {
         return "<qnnrules.Engine backend=" + e.options().backend + " soc=" + e.soc().name +
                (isStrict(e) ? " strict>" : " warn>");
       });
+  bindRunReport(m, engine);
 }
 
 }  // namespace qnnrules::python

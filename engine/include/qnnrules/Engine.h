@@ -13,14 +13,21 @@
 #include "qnnrules/delegate/DelegationReport.h"
 #include "qnnrules/report/Diagnostic.h"
 #include "qnnrules/graph/Graph.h"
+#include "qnnrules/pipeline/RunReport.h"
 #include "qnnrules/rules/RuleRegistry.h"
 #include "qnnrules/validate/Validator.h"
 
 namespace qnnrules {
 
+inline constexpr const char* kDefaultSoc = "SM8750";  // the reference quantizer's default
+
+namespace detail {
+class WorkingGraph;
+}
+
 struct EngineOptions {
   std::string backend = "htp";
-  std::string soc = "SM8750";                    // the reference quantizer's default
+  std::string soc;                               // empty: kDefaultSoc, and reports say so
   Mode mode = Mode::kStrict;
   std::vector<std::filesystem::path> ruleDirs;   // overlays, after QNNRULES_PATH
   bool useEnvironment = true;
@@ -63,8 +70,17 @@ class Engine {
   // QNNRULES_PATH, then the overlays), as reports print them (displayPath).
   std::vector<std::string> ruleDirs() const;
 
-  // Validates and applies the mode (warn mode downgrades errors to warnings). Like analyze, a
-  // QDQ graph is folded first, and dead and constant nodes (passes/Prune.h) are not checked.
+  // The whole pipeline on the graph file options.graphPath, computed once (pipeline/RunReport.h):
+  // read, fold Q/DQ, annotate (if asked), prune, validate, check quantization parameters,
+  // partition, apply the mode, compute encodings (if asked). Never throws: a run that stops
+  // early (engine not ok, unreadable graph, bad annotation config) says where in the report.
+  RunReport run(const RunOptions& options) const;
+  // The same on a graph already in memory (options.graphPath is only its label). The report's
+  // graph borrows `graph` when no pass changed it: keep `graph` alive while using the report.
+  RunReport run(const Graph& graph, const RunOptions& options) const;
+
+  // run() without partitioning, as a ValidationResult (mode applied; a graph that cannot be
+  // folded gives its fold errors as diagnostics).
   ValidationResult validate(const Graph& graph) const;
 
   // Annotates `graph` in place from a quantization config (and an optional recipe), following
@@ -72,9 +88,8 @@ class Engine {
   // says why and the graph is untouched.
   AnnotateResult annotate(Graph& graph, const AnnotateOptions& options) const;
 
-  // Folds a QDQ graph, prunes dead and constant nodes (passes/Prune.h), validates, checks
-  // quantization parameters (passes/NumericChecks.h), partitions as the backend's delegate
-  // would (strict mode: invalid nodes fall back to CPU), then applies the mode.
+  // run() on an in-memory graph, as validation plus delegation report (strict mode: invalid
+  // nodes fall back to CPU).
   GraphAnalysis analyze(const Graph& graph) const;
   // Every option of the backend with its value (the user's, else the default); requires ok().
   const std::vector<ResolvedOption>& backendOptions() const { return backendOptions_; }
@@ -86,9 +101,14 @@ class Engine {
   std::unique_ptr<RuleRegistry> registry_;
   std::shared_ptr<const RuleSet> rules_;
   SocInfo soc_;
+  void open();  // the constructor's work: registry, SoC, backend rules, backend options
   Status resolveBackendOptions();
   std::shared_ptr<const BackendOptionTable> optionTable_;  // backendOptions_ point into it
   std::vector<ResolvedOption> backendOptions_;
+  PhaseTime loadTime_;  // opening the engine, reported as the run's "rule load" phase
+
+  RunReport startReport(const RunOptions& options) const;
+  void runPasses(RunReport& report, detail::WorkingGraph& graph, const RunOptions& options) const;
 };
 
 }  // namespace qnnrules

@@ -30,6 +30,7 @@ std::string_view diagCodeName(DiagCode c) {
     case DiagCode::kSharedUnresolved: return "shared-unresolved";
     case DiagCode::kMissingPort: return "missing-port";
     case DiagCode::kUnverifiable: return "unverifiable";
+    case DiagCode::kCpuFallback: return "cpu-fallback";
     case DiagCode::kScaleNotFinite: return "scale-not-finite";
     case DiagCode::kScaleOutOfRange: return "scale-out-of-range";
     case DiagCode::kZeroPointOutOfRange: return "zero-point-out-of-range";
@@ -97,11 +98,44 @@ std::string formatText(const Diagnostic& d) {
   return s;
 }
 
+std::string primaryLocation(const Diagnostic& d) {
+  if (!d.node.empty()) {
+    std::string s = "node '" + d.node + "'";
+    if (!d.op.empty()) s += " (" + d.op + ")";
+    if (!d.port.empty()) s += " port " + d.port;
+    return s;
+  }
+  // A file error: the file:line:column, and the JSON pointer into it when there is one.
+  std::string s = d.mark.known() && d.ruleId.empty() ? d.mark.toString() : "";
+  if (!d.port.empty()) s += (s.empty() ? "" : " ") + std::string("at ") + d.port;
+  return s;
+}
+
+std::vector<DiagnosticNote> notesOf(const Diagnostic& d) {
+  std::vector<DiagnosticNote> notes;
+  if (!d.ruleId.empty()) {
+    std::string m = "rule " + d.ruleId;
+    if (!d.variant.empty()) m += ", variant " + d.variant;
+    notes.push_back({d.mark, std::move(m)});
+  }
+  if (!d.expected.empty()) notes.push_back({{}, "expected: " + d.expected});
+  if (!d.actual.empty()) notes.push_back({{}, "actual: " + d.actual});
+  if (!d.hint.empty()) notes.push_back({{}, "hint: " + d.hint});
+  return notes;
+}
+
 namespace {
+nlohmann::json markJson(const SourceMark& m) {
+  if (!m.known()) return nullptr;
+  return {{"file", *m.file}, {"line", m.line}, {"column", m.column}};
+}
+
 nlohmann::json toJson(const Diagnostic& d) {
-  nlohmann::json loc = nullptr;
-  if (d.mark.known()) loc = {{"file", *d.mark.file}, {"line", d.mark.line}, {"column", d.mark.column}};
+  nlohmann::json loc = markJson(d.mark);
+  nlohmann::json notes = nlohmann::json::array();
+  for (const DiagnosticNote& n : notesOf(d)) notes.push_back({{"message", n.message}, {"location", markJson(n.mark)}});
   return {
+      {"primary", primaryLocation(d)},        {"notes", std::move(notes)},
       {"severity", severityName(d.severity)}, {"code", diagCodeName(d.code)},
       {"message", d.message},                 {"node", d.node},
       {"op", d.op},                           {"port", d.port},

@@ -33,6 +33,7 @@ enum class DiagCode : uint16_t {
   kSharedUnresolved,   // a shared reference leads nowhere
   kMissingPort,        // a required port has no tensor argument
   kUnverifiable,       // a constraint could not be evaluated (e.g. no scale yet)
+  kCpuFallback,        // the node runs on CPU for a reason that is no validation error (backend policy, follows CPU)
   // --- quantization parameters, whatever the rules say (passes/NumericChecks.h) ---
   kScaleNotFinite = 50,     // a scale is infinite or NaN
   kScaleOutOfRange,         // a scale is below 1e-10 or above 1e10
@@ -83,6 +84,20 @@ struct Diagnostic {
 
 using DiagnosticList = std::vector<Diagnostic>;
 
+// A diagnostic has one primary location, where the problem is: the graph node (and port) for
+// graph diagnostics, the file:line:column for rule- and graph-file errors. Everything else is
+// a note (in the manner of MLIR): the rule's file:line with its id and variant, the expected
+// and actual values, the hint. Notes are derived from the fields, so every output (text,
+// JSON, Python) reads the same structure.
+struct DiagnosticNote {
+  SourceMark mark;      // where the note points (unknown for expected / actual / hint)
+  std::string message;  // "rule htp.linear, variant a16w4_block", "expected: HTP V69 or newer"
+};
+// "node 'proj' (aten.linear.default) port in[1] weight", or "rules/x.yaml:3:5 at /nodes/2"
+// for a file error, or "" when the diagnostic has no location.
+std::string primaryLocation(const Diagnostic& d);
+std::vector<DiagnosticNote> notesOf(const Diagnostic& d);
+
 size_t countSeverity(const DiagnosticList& diags, Severity s);
 
 // Human-readable, one block per diagnostic:
@@ -92,7 +107,8 @@ size_t countSeverity(const DiagnosticList& diags, Severity s);
 //     actual:   SM8450 is V69
 //     hint:     use 16a8w (8-bit weights) on this SoC
 std::string formatText(const Diagnostic& d);
-// One JSON object per diagnostic, every field present (empty strings / null line).
+// One JSON object per diagnostic, every field present (empty strings / null line), and its
+// primary location and notes ("primary", "notes": [{"message", "location"}]).
 std::string formatJson(const Diagnostic& d);
 std::string formatJsonArray(const DiagnosticList& diags);
 

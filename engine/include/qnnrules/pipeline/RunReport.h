@@ -1,0 +1,86 @@
+// One run of the engine's pipeline and everything it found, as one value:
+//   read -> fold Q/DQ (and bind ONNX ops) -> annotate (optional) -> prune -> validate ->
+//   numeric checks -> partition -> mode -> encodings (optional).
+// Engine::run computes it once; every front end (qnn-validate, the C++ API, the Python
+// package) only chooses RunOptions and renders the report (pipeline/RunReportFormat.h).
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "qnnrules/annotate/Annotator.h"
+#include "qnnrules/annotate/Encodings.h"
+#include "qnnrules/core/Status.h"
+#include "qnnrules/delegate/BackendOptions.h"
+#include "qnnrules/delegate/DelegationReport.h"
+#include "qnnrules/graph/Graph.h"
+#include "qnnrules/pipeline/PhaseTimes.h"
+#include "qnnrules/report/Diagnostic.h"
+#include "qnnrules/rules/Soc.h"
+#include "qnnrules/validate/Validator.h"
+
+namespace qnnrules {
+
+struct RunOptions {
+  // The graph file to read (any format readGraphFile knows); ignored by Engine::run(Graph, ...).
+  std::filesystem::path graphPath;
+  // Annotate before validating (--annotate, --recipe, --explain-node); the annotated graph is
+  // the report's graph.
+  std::optional<AnnotateOptions> annotate;
+  // Compute encodings from the graph's statistics after a run that did not fail (--encodings).
+  bool computeEncodings = false;
+  // Stop after validation: no delegation report (Engine::validate).
+  bool partition = true;
+};
+
+// Where a run stopped before validating, when it did (the JSON error's "kind").
+enum class RunStage : uint8_t {
+  kNone,           // it did not stop
+  kRules,          // the engine did not open: rule files, SoC table, unknown SoC or backend
+  kBackendOption,  // the engine did not open: bad --backend-option settings
+  kGraph,          // the graph could not be read or folded
+  kAnnotation,     // the quantization config or recipe is bad
+};
+std::string_view runStageName(RunStage s);  // "", "rules", "backend-option", "graph", "annotation"
+
+struct RunReport {
+  // --- how the run was set up ---
+  std::string graphPath;                 // as given (empty for an in-memory graph)
+  std::string backend;
+  SocInfo soc;
+  bool socDefaulted = false;             // the SoC was not chosen (the summary line says so)
+  Mode mode = Mode::kStrict;
+  std::vector<std::string> ruleDirs;     // search order, as displayPath prints them
+  std::vector<ResolvedOption> backendOptions;
+  std::shared_ptr<const BackendOptionTable> optionTable;  // keeps backendOptions' specs alive
+
+  // --- where it stopped, if it did (then nothing below is filled in) ---
+  Status status;
+  RunStage stoppedAt = RunStage::kNone;
+  DiagnosticList stageErrors;            // the file:line:column errors behind `status`
+
+  // --- what it found ---
+  // The graph that was validated and partitioned: folded, bound and annotated as asked. Node
+  // indices of `delegation` refer to it. Owned, or the caller's graph when no pass changed it.
+  std::shared_ptr<const Graph> graph;
+  size_t qdqNodesFolded = 0;             // quantize + dequantize nodes folded into port encodings
+  std::optional<AnnotateResult> annotation;  // its diagnostics are in `validation`
+  // Every diagnostic in report order (fold, annotation, rules, quantization parameters) with
+  // the mode applied, and the counts.
+  ValidationResult validation;
+  DelegationReport delegation;           // empty when RunOptions::partition was false
+  std::optional<EncodingsResult> encodings;  // computed when asked and the run did not fail
+  PhaseTimes times;
+
+  bool ok() const { return status.isOk(); }
+  // Strict mode with an error, or full delegation required and not satisfied: exit 1.
+  bool failed() const { return mode == Mode::kStrict && (!validation.ok() || !delegation.ok()); }
+  bool valid() const { return !failed() && validation.ok(); }
+  // The name reports use for the graph: the path as given, else the graph's own name.
+  std::string graphLabel() const;
+};
+
+}  // namespace qnnrules

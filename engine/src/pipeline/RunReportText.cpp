@@ -1,0 +1,80 @@
+// The text report (qnn-validate's default output), a function of the run report only.
+#include <fmt/format.h>
+
+#include "qnnrules/pipeline/RunReportFormat.h"
+
+namespace qnnrules {
+namespace {
+
+void appendExplanation(const NodeExplanation& e, std::string& s) {
+  s += "node '" + e.node + "' (" + e.op + ")\n";
+  s += "  rule:       " + e.rule + "\n  pattern:    " + e.pattern + "\n  config:     " + e.config +
+       "\n  decided by: " + e.decidedBy + "\n";
+  for (const PortDecision& p : e.ports) s += "  " + p.port + ": " + p.spec + "\n      from " + p.source + "\n";
+}
+
+void appendBackendOptions(const RunReport& r, std::string& s) {
+  std::string set;
+  for (const ResolvedOption& o : r.backendOptions)
+    if (o.fromUser) set += (set.empty() ? "" : ", ") + o.spec->name + "=" + o.text();
+  if (!set.empty()) s += "backend options: " + set + " (others default)\n";
+}
+
+// "PATH: 12 op nodes checked against htp rules for SM8650 (HTP V75), strict mode: ..."
+void appendSummaryLine(const RunReport& r, std::string& s) {
+  const ValidationResult& v = r.validation;
+  const std::string target = r.backend == "lpai" ? "LPAI " + r.soc.lpaiVersion
+                                                 : "HTP " + std::string(htpArchName(r.soc.htpArch));
+  s += fmt::format("{}: {} op nodes checked against {} rules for {} ({}{}, {} mode: {} error(s), {} warning(s)",
+                   r.graphLabel(), v.nodesChecked, r.backend, r.soc.name, target,
+                   r.socDefaulted ? "; default SoC, choose with --soc)" : ")",
+                   r.mode == Mode::kWarn ? "warn" : "strict", v.errorCount(), v.warningCount());
+  if (!r.delegation.ok()) s += ", full delegation not satisfied";
+  if (r.failed())
+    s += " - INVALID";
+  else if (v.diagnostics.empty())
+    s += " - valid";
+  s += '\n';
+}
+
+std::string stoppedText(const RunReport& r) {
+  std::string s;
+  for (const Diagnostic& d : r.stageErrors) s += formatText(d);
+  return s;
+}
+
+}  // namespace
+
+std::string formatPhaseTimesText(const PhaseTimes& times) {
+  std::string s = fmt::format("time: {:<10} {:>9} {:>9}\n", "phase", "wall ms", "cpu ms");
+  for (size_t i = 0; i < times.phases.size(); ++i) {
+    const PhaseTime& t = times.phases[i];
+    if (t.ran) s += fmt::format("  {:<14} {:>9.2f} {:>9.2f}\n", phaseName(static_cast<Phase>(i)), t.wallMs, t.cpuMs);
+  }
+  const PhaseTime total = times.total();
+  s += fmt::format("  {:<14} {:>9.2f} {:>9.2f}\n", "total", total.wallMs, total.cpuMs);
+  return s;
+}
+
+std::string formatRunText(const RunReport& r, const RenderOptions& options) {
+  if (!r.ok()) return stoppedText(r);
+  PhaseTimes times = r.times;
+  PhaseTimer timer(times, Phase::kReport);
+  std::string s;
+  for (const Diagnostic& d : r.validation.diagnostics) s += formatText(d) + "\n";
+  if (r.annotation && r.annotation->explanation) appendExplanation(*r.annotation->explanation, s);
+  if (r.annotation)
+    s += fmt::format("annotated with {}: {} node(s) annotated, {} kept, {} discarded\n", r.annotation->config,
+                     r.annotation->nodesAnnotated, r.annotation->nodesKept, r.annotation->nodesDiscarded);
+  s += formatDelegationText(*r.graph, r.delegation);
+  appendBackendOptions(r, s);
+  std::string dirs;
+  for (const std::string& d : r.ruleDirs) dirs += (dirs.empty() ? "" : ", ") + d;
+  s += "rules from: " + dirs + "\n";
+  appendSummaryLine(r, s);
+  timer.stop();
+  if (options.times) s += formatPhaseTimesText(times);
+  return s;
+}
+
+}  // namespace qnnrules

@@ -1,0 +1,115 @@
+// Engine.run for Python: the engine's one pipeline (pipeline/RunReport.h) on a graph or a graph
+// file, returned as the RunReport whose to_json() is byte for byte `qnn-validate --format json`
+// and whose str() is qnn-validate's text report: the same renderers, not a Python copy of them.
+// A run that stops before validating raises (GraphError, ConfigError, RuleError).
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include <optional>
+
+#include "Bindings.h"
+#include "qnnrules/Engine.h"
+#include "qnnrules/pipeline/FallbackDiagnostics.h"
+#include "qnnrules/pipeline/RunReportFormat.h"
+
+namespace qnnrules::python {
+namespace {
+
+RunOptions runOptions(const std::optional<std::string>& annotate, const std::optional<std::filesystem::path>& recipe,
+                      const std::optional<std::string>& explainNode, bool strictAnnotation) {
+  RunOptions o;
+  if (annotate) {
+    AnnotateOptions ao;
+    ao.config = *annotate;
+    if (recipe) ao.recipeFile = recipe->string();
+    if (explainNode) ao.explainNode = *explainNode;
+    ao.strict = strictAnnotation;
+    o.annotate = ao;
+  }
+  return o;
+}
+
+RunReport raiseIfStopped(RunReport r) {
+  switch (r.stoppedAt) {
+    case RunStage::kNone: return r;
+    case RunStage::kGraph: raise("GraphError", statusMessage(r.status), r.stageErrors);
+    case RunStage::kAnnotation: raise("ConfigError", statusMessage(r.status), r.stageErrors);
+    case RunStage::kRules:
+    case RunStage::kBackendOption: raise("RuleError", statusMessage(r.status), r.stageErrors);
+  }
+  return r;
+}
+
+// `graph`: a Graph (copied into the report, since the Python object may change while the report
+// lives), or the path of a graph file, read by the engine.
+RunReport run(const Engine& e, const py::object& graph, const std::optional<std::string>& annotate,
+              const std::optional<std::filesystem::path>& recipe, const std::optional<std::string>& explainNode,
+              bool strictAnnotation) {
+  RunOptions o = runOptions(annotate, recipe, explainNode, strictAnnotation);
+  RunReport r;
+  if (py::isinstance<Graph>(graph)) {
+    const Graph& g = graph.cast<const Graph&>();
+    py::gil_scoped_release unlocked;
+    r = e.run(g, o);
+    if (r.ok() && r.graph.get() == &g) r.graph = std::make_shared<const Graph>(g);
+  } else {
+    o.graphPath = graph.cast<std::filesystem::path>();
+    py::gil_scoped_release unlocked;
+    r = e.run(o);
+  }
+  return raiseIfStopped(std::move(r));
+}
+
+py::dict timesDict(const PhaseTimes& times) {
+  py::dict d;
+  for (size_t i = 0; i < times.phases.size(); ++i) {
+    const PhaseTime& t = times.phases[i];
+    if (t.ran) d[py::str(std::string(phaseKey(static_cast<Phase>(i))))] = py::make_tuple(t.wallMs, t.cpuMs);
+  }
+  return d;
+}
+
+}  // namespace
+
+void bindRunReport(py::module_& m, py::class_<Engine>& engine) {
+  py::class_<RunReport>(m, "RunReport",
+                        "One run of the engine's pipeline: fold, annotate, validate, partition, as qnn-validate runs it.")
+      .def_property_readonly("graph_name", [](const RunReport& r) { return r.graph->name; })
+      .def_property_readonly("diagnostics", [](const RunReport& r) { return toPyList(r.validation.diagnostics); },
+                             "every diagnostic in report order, mode applied")
+      .def_readonly("validation", &RunReport::validation)
+      .def_property_readonly(
+          "fallbacks", [](const RunReport& r) { return toPyList(fallbackDiagnostics(*r.graph, r.delegation)); },
+          "compute nodes on CPU, as Diagnostic objects (node, code, message, rule, notes)")
+      .def_property_readonly("errors", [](const RunReport& r) { return r.validation.errorCount(); })
+      .def_property_readonly("warnings", [](const RunReport& r) { return r.validation.warningCount(); })
+      .def_property_readonly("valid", &RunReport::valid, "no error, and full delegation satisfied when required")
+      .def_property_readonly("failed", &RunReport::failed, "strict mode and not valid: qnn-validate exits 1")
+      .def_readonly("qdq_nodes_folded", &RunReport::qdqNodesFolded)
+      .def_property_readonly("delegation_summary", [](const RunReport& r) { return delegationSummaryLine(r.delegation); })
+      .def_property_readonly("times", [](const RunReport& r) { return timesDict(r.times); },
+                             "{phase: (wall ms, cpu ms)} of the phases that ran")
+      .def(
+          "to_json",
+          [](const RunReport& r, bool times) {
+            RenderOptions o;
+            o.times = times;
+            return formatRunJson(r, o);
+          },
+          py::arg("times") = false, "qnn-validate --format json for this run, byte for byte")
+      .def("to_dict", [](const RunReport& r) { return jsonLoads(formatRunJson(r)); }, "to_json() as a dict")
+      .def("__str__", [](const RunReport& r) { return formatRunText(r); }, "qnn-validate's text report")
+      .def("__repr__", [](const RunReport& r) {
+        return "<RunReport " + r.graph->name + ": " + std::to_string(r.validation.errorCount()) + " error(s), " +
+               std::to_string(r.validation.warningCount()) + " warning(s)" + (r.valid() ? ", valid>" : ">");
+      });
+
+  engine.def("run", &run, py::arg("graph"), py::arg("annotate") = py::none(), py::arg("recipe") = py::none(),
+             py::arg("explain_node") = py::none(), py::arg("strict_annotation") = false,
+             "The whole pipeline as qnn-validate runs it, on `graph` (a Graph, or the path of a .pt2, ONNX "
+             "or JSON graph file): fold Q/DQ, annotate with the `annotate` config if given, validate, check "
+             "quantization parameters, partition. Returns the RunReport; never raises for violations (see "
+             ".valid); raises GraphError / ConfigError when the run cannot start.");
+}
+
+}  // namespace qnnrules::python

@@ -1,0 +1,83 @@
+#include "CliOptions.h"
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+namespace qnnvalidate {
+
+std::optional<int> parseCommandLine(int argc, char** argv, CliOptions& o) {
+  CLI::App app{"Checks a quantized graph against QNN backend rules before lowering."};
+  app.set_version_flag("--version", "qnn-validate " QNNRULES_VERSION);
+  app.add_option("graph", o.graphPath,
+                 "graph file: a torch.export archive (.pt2), an ONNX model, or a JSON graph (format v1)");
+  app.add_option("--backend", o.backend, "backend: htp, lpai, gpu")->capture_default_str();
+  auto* soc = app.add_option("--soc", o.soc, "target SoC, e.g. SM8650 (see --list-socs)")->capture_default_str();
+  auto* strict = app.add_flag("--strict", o.strict, "violations are errors, exit 1 (default)");
+  app.add_flag("--warn", o.warn, "report violations as warnings, exit 0")->excludes(strict);
+  app.add_option("--format", o.format, "output format")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+  app.add_option("--rules", o.ruleDirs, "overlay rules directory (repeatable; after QNNRULES_PATH)");
+  app.add_flag("--list-rules", o.listRules, "list the backend's rules and where each came from");
+  app.add_flag("--list-socs", o.listSocs, "list known SoCs");
+  auto* annotate = app.add_option("--annotate", o.annotate,
+                                  "annotate first with CONFIG (NAME[:per_tensor|per_channel|per_block][,sym][,qat])");
+  app.add_option("--recipe", o.recipe, "recipe YAML of overrides (with --annotate)")->needs(annotate);
+  app.add_option("--output", o.output, "write the annotated graph here (atomically; not on violations)");
+  app.add_option("--explain-node", o.explainNode, "say which config, override and rule decided each port of NAME")
+      ->needs(annotate);
+  app.add_option("--encodings", o.encodings, "write encodings computed from the graph's min/max statistics");
+  app.add_option("--backend-option", o.backendOptions, "backend option NAME=VALUE (repeatable), e.g. fps=30")
+      ->expected(1)
+      ->allow_extra_args(false)  // one NAME=VALUE per flag, so a following graph path is not swallowed
+      ->take_all();
+  auto* full = app.add_flag("--require-full-delegation", o.requireFull,
+                            "fail unless the graph is one partition with no compute on CPU (default for lpai)");
+  app.add_flag("--no-require-full-delegation", o.noRequireFull, "allow partial delegation")->excludes(full);
+  app.add_option("--dot", o.dot, "write a Graphviz picture of the delegation (partitions, fallbacks) here");
+  app.add_flag("--time", o.time, "print the wall and CPU time of each phase (rule load, read, ..., report)");
+  app.add_option("--log-level", o.logLevel, "trace, debug, info, warn, error, off")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
+      ->capture_default_str();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? kExitValid : kExitBadInput;
+  }
+  o.socGiven = soc->count() > 0;
+  if (o.graphPath.empty() && !o.listRules && !o.listSocs) {
+    std::cerr << "qnn-validate: error: a graph file is required (or --list-rules / --list-socs)\n"
+              << "Run with --help for more information.\n";
+    return kExitBadInput;
+  }
+  return std::nullopt;
+}
+
+qnnrules::EngineOptions engineOptions(const CliOptions& o) {
+  qnnrules::EngineOptions eo;
+  eo.backend = o.backend;
+  if (o.socGiven) eo.soc = o.soc;  // empty: the default SoC, and the summary line says so
+  eo.mode = o.warn ? qnnrules::Mode::kWarn : qnnrules::Mode::kStrict;
+  for (const std::string& d : o.ruleDirs) eo.ruleDirs.emplace_back(d);
+  eo.backendOptions = o.backendOptions;
+  if (o.requireFull) eo.requireFullDelegation = true;
+  if (o.noRequireFull) eo.requireFullDelegation = false;
+  return eo;
+}
+
+qnnrules::RunOptions runOptions(const CliOptions& o) {
+  qnnrules::RunOptions ro;
+  ro.graphPath = o.graphPath;
+  if (!o.annotate.empty()) {
+    qnnrules::AnnotateOptions ao;
+    ao.config = o.annotate;
+    ao.recipeFile = o.recipe;
+    ao.strict = !o.warn;
+    ao.explainNode = o.explainNode;
+    ro.annotate = ao;
+  }
+  ro.computeEncodings = !o.encodings.empty();
+  return ro;
+}
+
+}  // namespace qnnvalidate

@@ -1,0 +1,50 @@
+// qnn-validate's command line: one Options struct, parsed by CLI11, and what the engine is
+// asked for (EngineOptions, RunOptions) derived from it in one place.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "qnnrules/Engine.h"
+
+namespace qnnvalidate {
+
+constexpr int kExitValid = 0;
+constexpr int kExitViolations = 1;
+constexpr int kExitBadInput = 2;
+
+struct CliOptions {
+  std::string graphPath;
+  std::string backend = "htp";
+  std::string soc = qnnrules::kDefaultSoc;  // shown in --help; reports say when it was not chosen
+  bool socGiven = false;
+  bool strict = false;
+  bool warn = false;
+  std::string format = "text";
+  std::vector<std::string> ruleDirs;
+  bool listRules = false;
+  bool listSocs = false;
+  std::string logLevel = "warn";
+  bool time = false;        // per-phase wall and CPU time after the report
+  // Annotation (docs/annotation.md)
+  std::string annotate;     // config selection, e.g. 16a4w:per_channel
+  std::string recipe;
+  std::string output;       // annotated graph
+  std::string explainNode;
+  std::string encodings;    // encodings JSON from the graph's statistics
+  // Delegation (docs/delegation.md)
+  std::vector<std::string> backendOptions;  // NAME=VALUE
+  bool requireFull = false;
+  bool noRequireFull = false;
+  std::string dot;          // Graphviz picture of the delegation
+};
+
+// Parses argv into `options`; an exit code when the program must stop (--help, --version,
+// usage errors: already printed).
+std::optional<int> parseCommandLine(int argc, char** argv, CliOptions& options);
+
+qnnrules::EngineOptions engineOptions(const CliOptions& o);
+qnnrules::RunOptions runOptions(const CliOptions& o);
+
+}  // namespace qnnvalidate

@@ -1,0 +1,58 @@
+#include "OutputFiles.h"
+
+#include <iostream>
+
+#include "qnnrules/annotate/Encodings.h"
+#include "qnnrules/io/GraphWriter.h"
+#include "qnnrules/report/DotWriter.h"
+
+namespace qnnvalidate {
+
+int reportError(const qnnrules::Status& status, const qnnrules::DiagnosticList& errors) {
+  for (const qnnrules::Diagnostic& d : errors) std::cerr << qnnrules::formatText(d);
+  std::cerr << "qnn-validate: error: " << status.message();
+  if (!status.fragment().empty() && status.message().find(status.fragment()) == std::string::npos)
+    std::cerr << " (" << status.fragment() << ")";
+  std::cerr << "\n";
+  return kExitBadInput;
+}
+
+namespace {
+
+// The annotated graph (--output) and the encodings (--encodings), only after a run that did
+// not fail.
+int writeGraphAndEncodings(const CliOptions& o, const qnnrules::RunReport& r) {
+  if (o.output.empty() && o.encodings.empty()) return kExitValid;
+  if (r.failed()) {
+    std::cerr << "qnn-validate: violations found; nothing written\n";
+    return kExitViolations;
+  }
+  const std::string config = r.annotation ? r.annotation->config : "";
+  const bool qat = r.annotation && r.annotation->qat;
+  if (!o.output.empty()) {
+    qnnrules::GraphWriteOptions wo;
+    wo.annotatedWith = config;
+    wo.qat = qat;
+    qnnrules::Status st = qnnrules::writeGraphFile(*r.graph, o.output, wo);
+    if (!st.isOk()) return reportError(st, {});
+  }
+  if (!o.encodings.empty() && r.encodings) {
+    for (const qnnrules::Diagnostic& d : r.encodings->diagnostics) std::cerr << qnnrules::formatText(d);
+    qnnrules::Status st =
+        qnnrules::writeFileAtomically(o.encodings, qnnrules::encodingsToJson(*r.encodings, r.graph->name, config, qat));
+    if (!st.isOk()) return reportError(st, {});
+  }
+  return kExitValid;
+}
+
+}  // namespace
+
+int writeOutputFiles(const CliOptions& o, const qnnrules::RunReport& r) {
+  if (!o.dot.empty()) {
+    qnnrules::Status st = qnnrules::writeDotFile(o.dot, *r.graph, r.delegation);
+    if (!st.isOk()) return reportError(st, {});
+  }
+  return writeGraphAndEncodings(o, r);
+}
+
+}  // namespace qnnvalidate

@@ -1,0 +1,17 @@
+// The files qnn-validate writes besides its report, each rendered from the run report:
+// the --dot picture, the --output annotated graph and the --encodings JSON.
+#pragma once
+
+#include "CliOptions.h"
+#include "qnnrules/pipeline/RunReport.h"
+
+namespace qnnvalidate {
+
+// Prints a failed Status to stderr ("qnn-validate: error: ...") after its diagnostics; exit 2.
+int reportError(const qnnrules::Status& status, const qnnrules::DiagnosticList& errors);
+
+// Writes the files asked for; kExitValid, or the exit code when one could not be written or
+// the run failed (then nothing is written).
+int writeOutputFiles(const CliOptions& o, const qnnrules::RunReport& report);
+
+}  // namespace qnnvalidate
