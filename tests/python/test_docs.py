@@ -1,13 +1,23 @@
-"""The Python examples of docs/embedding.md run as written and print what the doc shows.
+"""The Python examples of docs/embedding.md run as written and print what the doc shows, and
+the qnn-validate console samples of the docs are what the CLI prints today.
 
 An example is a ```python block followed by a ```console block whose command is
 `$ PYTHONPATH=build/python .venv/bin/python NAME.py`: the block is saved as NAME.py and run in
 a scratch directory that sees the checkout's examples/ and tests/; its output must equal the
 lines under the command (a line `...` stands for any number of lines; the checkout's path is
-written relative, as when run from the checkout)."""
+written relative, as when run from the checkout).
+
+A CLI sample is a ```console block of docs/delegation.md, annotation.md, embedding.md or
+inputs.md; each `$ qnn-validate ARGS` line in it (a trailing backslash continues it) is run
+from the source root, and the lines under it, up to the next `$ ` line, must match its output
+(stdout and stderr, interleaved) the same way. Commands with shell redirection or pipes,
+commands shown without their output, and commands reading files that are not in the checkout
+(a reader's own recipe.yaml) are shown, not run; files a sample writes (--output, --encodings,
+--dot) go to a scratch directory."""
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -60,3 +70,61 @@ def test_example_prints_what_the_doc_shows(tmp_path, code, expected):
     assert proc.returncode == 0, proc.stderr
     actual = proc.stdout.replace(str(ROOT) + os.sep, "").splitlines()
     assert matches(expected, actual), "\n".join(actual)
+
+
+CLI_DOCS = ("delegation.md", "annotation.md", "embedding.md", "inputs.md")
+
+
+def inputs_exist(command):
+    """Whether the files the command reads are in the checkout (the graph, --recipe, --rules):
+    samples about the reader's own files (qdq.json, recipe.yaml) are illustrations."""
+    args = shlex.split(command)[1:]
+    reads = [a for prev, a in zip([""] + args, args)
+             if prev in ("--recipe", "--rules") or (not a.startswith("-") and not prev.startswith("--"))]
+    return all((ROOT / a).exists() for a in reads)
+
+
+def cli_samples():
+    found = []
+    for doc in CLI_DOCS:
+        text = (ROOT / "docs" / doc).read_text()
+        for block in re.finditer(r"```console\n(.*?)```", text, re.S):
+            lines = block.group(1).splitlines()
+            i = 0
+            while i < len(lines):
+                if not lines[i].startswith("$ "):
+                    i += 1
+                    continue
+                command = lines[i][2:]
+                while command.endswith("\\") and i + 1 < len(lines):
+                    i += 1
+                    command = command[:-1] + " " + lines[i].strip()
+                i += 1
+                expected = []
+                while i < len(lines) and not lines[i].startswith("$ "):
+                    expected.append(lines[i])
+                    i += 1
+                if (command.startswith("qnn-validate ") and not re.search(r"[<>|;&]", command) and expected
+                        and inputs_exist(command)):
+                    line = text[:block.start()].count("\n") + 1
+                    found.append(pytest.param(command, expected, id=f"{doc}:{line}"))
+    return found
+
+
+def test_the_docs_have_samples():
+    assert len(cli_samples()) >= 8
+
+
+@pytest.mark.parametrize("command,expected", cli_samples())
+def test_sample_is_what_qnn_validate_prints(tmp_path, command, expected):
+    exe = os.environ.get("QNNRULES_VALIDATE_EXE")
+    if not exe:
+        pytest.fail("QNNRULES_VALIDATE_EXE is not set: run these tests through ctest")
+    args = shlex.split(command)[1:]
+    # Files the sample writes go to a scratch directory, not the checkout.
+    args = [str(tmp_path / Path(a).name) if prev in ("--output", "--encodings", "--dot") else a
+            for prev, a in zip([""] + args, args)]
+    proc = subprocess.run([exe, *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          env=dict(os.environ, QNNRULES_PATH=""), check=False)
+    actual = proc.stdout.splitlines()
+    assert matches(expected, actual), "\n".join(["doc:"] + expected + ["", "qnn-validate prints:"] + actual)

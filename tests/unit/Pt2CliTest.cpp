@@ -1,14 +1,10 @@
-// qnn-validate on .pt2 archives, compared with golden reports (tests/data/pt2/expected/).
-// A converted graph with a wrong fixed scale gives exactly the report of the equivalent JSON
-// graph (written from the same ExportedProgram by the Python adapter); damaged archives exit 2
-// with a message naming the archive entry.
-//
-// QNNRULES_UPDATE_GOLDEN=1 rewrites the golden files from the current output (review the diff).
+// qnn-validate on .pt2 archives (their complete reports are in the golden-output set,
+// tests/golden/reports.txt). A converted graph with a wrong fixed scale gives exactly the
+// report of the equivalent JSON graph (written from the same ExportedProgram by the Python
+// adapter); damaged archives exit 2 with a message naming the archive entry.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
+#include <string>
 
 #include "TestUtil.h"
 
@@ -32,47 +28,6 @@ std::string normalized(std::string report, const std::string& path) {
     report.replace(at, path.size(), "GRAPH");
   return report;
 }
-
-std::string golden(const std::string& name, const std::string& actual) {
-  const std::string file = kSource + "/tests/data/pt2/expected/" + name;
-  if (const char* u = std::getenv("QNNRULES_UPDATE_GOLDEN"); u && std::string(u) == "1")
-    std::ofstream(file, std::ios::binary) << actual;
-  std::ifstream in(file, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-struct GoldenCase {
-  const char* archive;
-  const char* soc;
-  int exitCode;
-};
-// Test names in CTest and gtest output: the case, not the bytes of the struct.
-inline void PrintTo(const GoldenCase& c, std::ostream* os) { *os << c.archive << " on " << c.soc; }
-
-class Pt2Golden : public ::testing::TestWithParam<GoldenCase> {};
-
-TEST_P(Pt2Golden, ReportMatches) {
-  const GoldenCase& c = GetParam();
-  const std::string path = std::string("tests/data/pt2/") + c.archive + ".pt2";
-  CommandResult r = validate(path, std::string("--soc ") + c.soc);
-  EXPECT_EQ(r.exitCode, c.exitCode) << r.output;
-  const std::string report = normalized(r.output, path);
-  EXPECT_EQ(report, golden(std::string(c.archive) + "." + c.soc + ".txt", report));
-}
-
-INSTANTIATE_TEST_SUITE_P(Archives, Pt2Golden,
-                         ::testing::Values(GoldenCase{"float", "SM8650", 0}, GoldenCase{"q8a8w", "SM8650", 0},
-                                           GoldenCase{"q8a8w_per_channel", "SM8650", 0},
-                                           GoldenCase{"sigmoid_bad_scale", "SM8650", 1},
-                                           GoldenCase{"multi_output", "SM8650", 1},
-                                           // torchao block-wise 4-bit weights: LPBQ, gated below V69.
-                                           GoldenCase{"lpbq_16a4w", "SM8650", 0},
-                                           GoldenCase{"lpbq_16a4w", "SM8350", 1}),
-                         [](const ::testing::TestParamInfo<GoldenCase>& p) {
-                           return std::string(p.param.archive) + "_" + p.param.soc;
-                         });
 
 // The archive and the JSON graph the Python adapter writes for the same ExportedProgram get
 // the same report, line for line (the fixed-scale error of htp.sigmoid included).
