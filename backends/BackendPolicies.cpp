@@ -1,9 +1,6 @@
-// Delegation policies registered by backend name. A backend with nothing to say that rules
-// cannot say (HTP, GPU) gets the neutral policy.
-#include <array>
-#include <utility>
-
-#include "lpai/LpaiPolicy.h"
+// Delegation policies from backend manifests. A backend whose manifest says nothing about
+// delegation (HTP, GPU) gets the neutral policy.
+#include "BoundaryConversionPolicy.h"
 
 namespace qnnrules {
 namespace {
@@ -18,13 +15,12 @@ class NeutralPolicy final : public DelegationPolicy {
 
 }  // namespace
 
-const DelegationPolicy& delegationPolicyFor(std::string_view backend) {
-  static const backends::LpaiPolicy lpai;
-  static const NeutralPolicy neutral;
-  static const std::array<const DelegationPolicy*, 1> registered = {&lpai};
-  for (const DelegationPolicy* p : registered)
-    if (p->backend() == backend) return *p;
-  return neutral;
+std::shared_ptr<const DelegationPolicy> makeDelegationPolicy(const BackendManifest* manifest) {
+  if (!manifest || !manifest->delegation.any()) {
+    static const auto neutral = std::make_shared<const NeutralPolicy>();
+    return neutral;
+  }
+  return std::make_shared<const backends::BoundaryConversionPolicy>(manifest->backend, manifest->delegation);
 }
 
 }  // namespace qnnrules

@@ -35,18 +35,15 @@ void Engine::open() {
     return;
   }
   soc_ = *soc;
-  if (options_.backend == "lpai" && soc_.lpaiVersion.empty()) {
-    std::string lpaiSocs;
-    for (const SocInfo& s : socs.table->all())
-      if (!s.lpaiVersion.empty()) lpaiSocs += (lpaiSocs.empty() ? "" : ", ") + s.name;
-    status_ = Status(StatusCode::kInvalidArgument,
-                     "SoC " + soc_.name + " has no LPAI; the lpai backend needs one of: " + lpaiSocs, soc_.name);
-    return;
-  }
   const BackendLoad& load = registry_->backend(options_.backend);
   if (!load.status.isOk()) {
     status_ = load.status;
     loadErrors_ = load.errors;
+    return;
+  }
+  // What the backend needs of the SoC is in its manifest (requires_soc), not here.
+  if (Status s = checkSocRequirement(load.manifest.get(), options_.backend, soc_, *socs.table); !s.isOk()) {
+    status_ = s;
     return;
   }
   rules_ = load.rules;
@@ -54,15 +51,12 @@ void Engine::open() {
 }
 
 Status Engine::resolveBackendOptions() {
-  auto table = std::make_shared<BackendOptionTable>();
-  for (const std::filesystem::path& dir : registry_->searchPath()) {
-    std::filesystem::path file = dir / "backend_options.yaml";
-    std::error_code ec;
-    if (std::filesystem::exists(file, ec)) loadBackendOptionsFile(file, displayPath(file), *table, loadErrors_);
+  const RuleRegistry::BackendOptionsLoad& options = registry_->backendOptions();
+  if (!options.status.isOk()) {
+    loadErrors_ = options.errors;
+    return options.status;
   }
-  if (!loadErrors_.empty())
-    return Status(StatusCode::kRuleError, std::to_string(loadErrors_.size()) + " error(s) in backend_options.yaml");
-  optionTable_ = table;
+  optionTable_ = options.table;
   OptionResolution r = qnnrules::resolveBackendOptions(*optionTable_, options_.backend, options_.backendOptions);
   backendOptions_ = std::move(r.options);
   if (r.ok()) return Status::ok();
@@ -82,24 +76,26 @@ std::string GraphAnalysis::delegationJson() const { return formatDelegationJson(
 
 AnnotateResult Engine::annotate(Graph& graph, const AnnotateOptions& options) const {
   AnnotateResult result;
-  // quant_configs.yaml: an explicit file, else the last rules directory that has one (so an
-  // overlay can replace the built-in configs).
-  std::filesystem::path configFile = options.configFile;
-  if (configFile.empty()) {
-    const auto& dirs = registry_->searchPath();
-    for (auto it = dirs.rbegin(); it != dirs.rend() && configFile.empty(); ++it)
-      if (std::filesystem::exists(*it / "quant_configs.yaml")) configFile = *it / "quant_configs.yaml";
+  // quant_configs.yaml: an explicit file, else the registry's (the last rules directory that
+  // has one, so an overlay can replace the built-in configs).
+  QuantConfigTable explicitConfigs;
+  const QuantConfigTable* table = &explicitConfigs;
+  if (!options.configFile.empty()) {
+    loadQuantConfigFile(options.configFile, displayPath(options.configFile), explicitConfigs, result.loadErrors);
+    if (!result.loadErrors.empty()) {
+      result.status = Status(StatusCode::kRuleError, "the quantization config file has errors", options.configFile);
+      return result;
+    }
+  } else {
+    const RuleRegistry::QuantConfigLoad& load = registry_->quantConfigs();
+    if (!load.status.isOk()) {
+      result.loadErrors = load.errors;
+      result.status = load.status;
+      return result;
+    }
+    table = load.table.get();
   }
-  if (configFile.empty()) {
-    result.status = Status(StatusCode::kNotFound, "no quant_configs.yaml in the rules search path");
-    return result;
-  }
-  QuantConfigTable configs;
-  loadQuantConfigFile(configFile, displayPath(configFile), configs, result.loadErrors);
-  if (!result.loadErrors.empty()) {
-    result.status = Status(StatusCode::kRuleError, "the quantization config file has errors", configFile.string());
-    return result;
-  }
+  const QuantConfigTable& configs = *table;
   Recipe fileRecipe;
   const Recipe* recipe = options.recipe;
   if (!options.recipeFile.empty()) {

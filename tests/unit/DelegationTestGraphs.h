@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,13 +20,20 @@ namespace qnnrules::testing {
 
 inline const std::string kDelegationData = QNNRULES_TEST_DATA_DIR "/delegation";
 
-// The test rule set loaded as backend `backend` ("htp" or "lpai": the name picks the policy).
+// The test rule set loaded as backend `backend` ("htp" or "lpai"), with the built-in manifest
+// of that backend when it has one: the manifest's `delegation` facts pick the policy.
 inline RuleSet delegationRules(const std::string& backend) {
   std::vector<Rule> rules;
   DiagnosticList errors;
   loadRuleFile(kDelegationData + "/rules/" + backend + "/ops.yaml", backend + "/ops.yaml", rules, errors);
+  std::shared_ptr<BackendManifest> manifest;
+  const std::string manifestFile = std::string(QNNRULES_SOURCE_DIR) + "/rules/" + backend + "/backend.yaml";
+  if (std::filesystem::exists(manifestFile)) {
+    manifest = std::make_shared<BackendManifest>();
+    loadManifestFile(manifestFile, backend + "/backend.yaml", *manifest, errors);
+  }
   EXPECT_TRUE(errors.empty()) << (errors.empty() ? "" : formatText(errors[0]));
-  return RuleSet(backend, std::move(rules));
+  return RuleSet(backend, std::move(rules), std::move(manifest));
 }
 
 inline SocInfo testSoc(HtpArch arch = HtpArch::kV75, const char* name = "SM8650") {

@@ -56,6 +56,45 @@ TEST(QnnRulesCli, LintReportsEveryErrorOfABrokenOverlayAndExitsOne) {
   EXPECT_NE(r.output.find("bad.yaml:8:5"), std::string::npos) << r.output;
 }
 
+// Lint reads every data file qnn-validate reads, through the same registry: a broken overlay
+// of the quantization configs or of the backend options fails lint with file:line:column.
+TEST(QnnRulesCli, LintChecksTheQuantConfigsOverlay) {
+  TempDir d;
+  d.write("quant_configs.yaml",
+          "version: 1\nconfigs:\n  - name: 8a8w\n    description: x.\n"
+          "    activation: {dtype: uint8, quant_min: 0, quant_max: 255}\n"
+          "    weight: {dtype: int8, quant_min: -127, quant_max: 127}\n"
+          "    granularities: [per_tensor]\n    colour: red\n");
+  CommandResult r = qnnRules("lint --rules " + shellQuote(d.path().string()));
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_NE(r.output.find("[unknown-key]"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("quant_configs.yaml:8:5"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("quant_configs: the quantization config file has errors"), std::string::npos) << r.output;
+  // The built-in configs alone lint clean.
+  CommandResult clean = qnnRules("lint");
+  EXPECT_NE(clean.output.find("quant_configs: "), std::string::npos) << clean.output;
+  EXPECT_NE(clean.output.find(" configs OK"), std::string::npos) << clean.output;
+}
+
+TEST(QnnRulesCli, LintChecksTheBackendOptionsOverlay) {
+  TempDir d;
+  d.write("backend_options.yaml",
+          "version: 1\nbackends:\n  lpai:\n    - name: fps\n      type: int\n      min: 1\n"
+          "      max: 10\n      default: 99\n      description: x.\n      colour: red\n");
+  CommandResult r = qnnRules("lint --rules " + shellQuote(d.path().string()));
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_NE(r.output.find("[unknown-key]"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("backend_options.yaml:10:7"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("backend_options: "), std::string::npos) << r.output;
+  // qnn-validate refuses the same overlay: lint says what the validator reads.
+  CommandResult g = testing::run("cd " + shellQuote(QNNRULES_SOURCE_DIR) + " && env QNNRULES_PATH= " +
+                                 shellQuote(QNNRULES_VALIDATE_EXE) +
+                                 " examples/tiny_cnn_8a8w.json --backend lpai --soc SM8850 --rules " +
+                                 shellQuote(d.path().string()));
+  EXPECT_EQ(g.exitCode, 2) << g.output;
+  EXPECT_NE(g.output.find("backend_options.yaml:10:7"), std::string::npos) << g.output;
+}
+
 TEST(QnnRulesCli, ExplainShowsVariantsGatesAndLocation) {
   CommandResult r = qnnRules("explain htp.conv2d");
   EXPECT_EQ(r.exitCode, 0) << r.output;

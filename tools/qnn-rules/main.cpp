@@ -51,6 +51,25 @@ int lint(RuleRegistry& reg) {
   } else {
     std::cout << "socs: " << socs.table->all().size() << " SoCs OK\n";
   }
+  // The other data files qnn-validate reads, through the same registry (RuleRegistry.h).
+  const auto& configs = reg.quantConfigs();
+  for (const Diagnostic& d : configs.errors) print(d);
+  if (configs.status.isOk()) {
+    std::cout << "quant_configs: " << configs.table->all().size() << " configs OK\n";
+  } else {
+    std::cout << "quant_configs: " << configs.status.message() << "\n";
+    errors += std::max<size_t>(1, configs.errors.size());
+  }
+  const auto& options = reg.backendOptions();
+  for (const Diagnostic& d : options.errors) print(d);
+  if (options.status.isOk()) {
+    size_t n = 0;
+    for (const auto& [backend, specs] : options.table->all()) n += specs.size();
+    std::cout << "backend_options: " << n << " options OK\n";
+  } else {
+    std::cout << "backend_options: " << options.status.message() << "\n";
+    errors += std::max<size_t>(1, options.errors.size());
+  }
   std::vector<std::string> backends = reg.availableBackends();
   if (backends.empty()) {
     std::cout << "no backends found in the rules search path\n";

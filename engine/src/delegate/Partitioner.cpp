@@ -350,7 +350,7 @@ DelegationReport Partitioner::run() {
     r_.deadNodes = options_.pruned->dead;
     r_.constantNodes = options_.pruned->constant;
   }
-  policy_ = options_.policy ? options_.policy : &delegationPolicyFor(rules_.backend());
+  policy_ = options_.policy ? options_.policy : &rules_.delegationPolicy();
   for (PolicyPlacement& c : policy_->cpuConversions(g_, users_))
     r_.cpuConversions.emplace_back(c.node, std::move(c.reason));
   classify();

@@ -11,9 +11,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::array<HtpArch, 6> kArchs = {HtpArch::kV68, HtpArch::kV69, HtpArch::kV73,
-                                           HtpArch::kV75, HtpArch::kV79, HtpArch::kV81};
-
 std::string location(const SourceMark& m, const fs::path& base) {
   if (!m.known()) return "";
   std::error_code ec;
@@ -36,21 +33,6 @@ std::string escape(std::string s) {
 bool htpGates(const DocBackend& b) { return !b.manifest || b.manifest->htpArchGates; }
 
 std::string archText(HtpArch a) { return a == HtpArch::kNone ? "any" : std::string(htpArchName(a)) + "+"; }
-
-// The SoCs a backend without HTP gates runs on: LPAI needs an LPAI version (Engine checks the
-// same); other backends take any SoC of the table.
-std::string socScope(const DocBackend& b, const SocTable& socs) {
-  if (b.rules->backend() != "lpai") return "any SoC";
-  std::map<std::string, std::vector<std::string>> byVersion;
-  for (const SocInfo& s : socs.all())
-    if (!s.lpaiVersion.empty()) byVersion[s.lpaiVersion].push_back(s.name);
-  std::string out;
-  for (const auto& [version, names] : byVersion) {
-    out += (out.empty() ? "" : "; ") + std::string("LPAI ") + version + ": ";
-    for (size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
-  }
-  return out.empty() ? "no SoC of the table has an LPAI" : out;
-}
 
 std::string appliesText(const DocBackend& b, const Variant& v) {
   return htpGates(b) ? archText(v.minArch) : "all";
@@ -91,7 +73,7 @@ void manifestSection(std::string& md, const DocBackend& b, const SocTable& socs,
   const BackendManifest* m = b.manifest;
   if (!m) return;
   md += escape(m->description) + "\n\n";
-  md += "- Runs on: " + socScope(b, socs) + ".\n";
+  md += "- Runs on: " + socScopeText(m, socs) + ".\n";
   if (!m->extends.empty())
     md += "- Extends `" + m->extends + "` (`" + location(m->extendsMark, base) + "`): every " + m->extends +
           " rule is inherited as `" + b.rules->backend() + ".<name>`, narrowed as below; rules written in rules/" +
@@ -149,17 +131,8 @@ void ruleSection(std::string& md, const DocBackend& b, const Rule& r, const fs::
   auto add = [&](std::string s) {
     if (seen.insert(s).second) ordered.push_back(std::move(s));
   };
-  for (const Variant& v : r.variants) {
-    if (v.minArch != HtpArch::kNone) add(gateSentence(r, v) + (v.hint.empty() ? "" : " (" + v.hint + ")"));
-    for (size_t p = 0; p < v.ports.size(); ++p) {
-      const PortConstraint& c = v.ports[p];
-      const int port = static_cast<int>(p);
-      if (c.symmetric.value_or(false)) add(symmetricSentence(r, port, c));
-      if (c.axis) add(axisSentence(r, port, c));
-      if (c.scale || c.offset) add(v.name + ": " + fixedQParamsSentence(r, port, c));
-      if (c.sharedWith >= 0) add(sharedSentence(r, port, c));
-    }
-  }
+  for (const Variant& v : r.variants)
+    for (std::string& note : constraintNotes(r, v)) add(std::move(note));
   if (!ordered.empty()) {
     md += "\n";
     for (const std::string& s : ordered) md += "- " + escape(s) + "\n";
@@ -201,15 +174,16 @@ std::string supportedOpsMarkdown(const DocBackend& b, const SocTable& socs, cons
   }
 
   if (htpGates(b)) {
+    const std::vector<HtpArch> archs = gateArchs(b.manifest);
     md += "\n## Variants by HTP architecture\n\n| rule |";
-    for (HtpArch a : kArchs) md += " " + std::string(htpArchName(a)) + " |";
+    for (HtpArch a : archs) md += " " + std::string(htpArchName(a)) + " |";
     md += "\n|---|";
-    for (size_t i = 0; i < kArchs.size(); ++i) md += "---|";
+    for (size_t i = 0; i < archs.size(); ++i) md += "---|";
     md += "\n";
     for (const Rule& r : rules.rules()) {
       if (r.kind != RuleKind::kOp) continue;
       md += "| " + r.id + " |";
-      for (HtpArch a : kArchs) {
+      for (HtpArch a : archs) {
         size_t n = 0;
         for (const Variant& v : r.variants) n += v.minArch <= a;
         md += " " + std::to_string(n) + "/" + std::to_string(r.variants.size()) + " |";
@@ -252,7 +226,7 @@ std::string supportedOpsIndexMarkdown(const std::vector<DocBackend>& backends) {
   std::vector<Column> cols;
   for (const DocBackend& b : backends) {
     if (htpGates(b)) {
-      for (HtpArch a : kArchs) {
+      for (HtpArch a : gateArchs(b.manifest)) {
         cols.push_back({&b, a});
         md += " " + b.rules->backend() + " " + std::string(htpArchName(a)) + " |";
       }

@@ -1,5 +1,8 @@
 #include "qnnrules/rules/BackendManifest.h"
 
+#include <map>
+
+#include "EnumNames.h"
 #include "qnnrules/validate/ConstraintText.h"
 
 namespace qnnrules {
@@ -79,6 +82,53 @@ Rule inheritRule(const Rule& parent, const BackendManifest& manifest, const Sour
   }
   if (!manifest.quantized) r.noQuantizedTypes = manifest.whyNotQuantized;
   return r;
+}
+
+namespace {
+
+// The value of a SoC's column that a backend requires ("" when the SoC lacks it).
+const std::string& requiredColumn(const SocInfo& soc, const std::string& requirement) {
+  static const std::string none;
+  return requirement == "lpai" ? soc.lpaiVersion : none;
+}
+
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
+Status checkSocRequirement(const BackendManifest* manifest, const std::string& backend, const SocInfo& soc,
+                           const SocTable& socs) {
+  if (!manifest || manifest->requiresSoc.empty()) return Status::ok();
+  const std::string& req = manifest->requiresSoc;
+  if (!requiredColumn(soc, req).empty()) return Status::ok();
+  std::string able;
+  for (const SocInfo& s : socs.all())
+    if (!requiredColumn(s, req).empty()) able += (able.empty() ? "" : ", ") + s.name;
+  return Status(StatusCode::kInvalidArgument,
+                "SoC " + soc.name + " has no " + upper(req) + "; the " + backend + " backend needs one of: " + able,
+                soc.name);
+}
+
+std::string socScopeText(const BackendManifest* manifest, const SocTable& socs) {
+  if (!manifest || manifest->requiresSoc.empty()) return "any SoC";
+  const std::string& req = manifest->requiresSoc;
+  std::map<std::string, std::vector<std::string>> byVersion;
+  for (const SocInfo& s : socs.all())
+    if (const std::string& v = requiredColumn(s, req); !v.empty()) byVersion[v].push_back(s.name);
+  std::string out;
+  for (const auto& [version, names] : byVersion) {
+    out += (out.empty() ? "" : "; ") + upper(req) + " " + version + ": ";
+    for (size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
+  }
+  return out.empty() ? "no SoC of the table has an " + upper(req) : out;
+}
+
+std::vector<HtpArch> gateArchs(const BackendManifest* manifest) {
+  if (manifest && !manifest->htpArchs.empty()) return manifest->htpArchs;
+  return {kGateArchs.begin(), kGateArchs.end()};
 }
 
 }  // namespace qnnrules

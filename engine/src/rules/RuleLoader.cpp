@@ -21,12 +21,25 @@
 #include <vector>
 
 #include "StrictYaml.h"
+#include "RuleFileParts.h"
 #include "../io/OnnxRuleKey.h"
+#include "../validate/constraints/ArchGate.h"
+#include "../validate/constraints/ConstraintKind.h"
 
 namespace qnnrules {
 namespace {
 
 using namespace strictyaml;  // NOLINT(google-build-using-namespace): the shared strict-YAML helpers
+
+// The keys of a port constraint: one per constraint kind.
+Names constraintKeys() {
+  static const std::vector<std::string_view> keys = [] {
+    std::vector<std::string_view> v;
+    for (const ConstraintKind* k : constraintKinds()) v.push_back(k->key);
+    return v;
+  }();
+  return keys;
+}
 
 constexpr std::array<std::string_view, 2> kTopKeys = {"version", "rules"};
 constexpr std::array<std::string_view, 13> kRuleKeys = {
@@ -35,46 +48,7 @@ constexpr std::array<std::string_view, 13> kRuleKeys = {
 constexpr std::array<std::string_view, 4> kInputKeys = {"name", "arg", "optional", "variadic"};
 constexpr std::array<std::string_view, 4> kOutputKeys = {"name", "index", "optional", "variadic"};
 constexpr std::array<std::string_view, 5> kVariantKeys = {"name", "description", "min_arch", "hint", "ports"};
-constexpr std::array<std::string_view, 8> kConstraintKeys = {
-    "dtype", "encoding", "bitwidth", "symmetric", "axis", "scale", "offset", "shared_with"};
-constexpr std::array<std::string_view, 11> kManifestKeys = {
-    "version", "backend", "description", "extends", "exclude", "datatypes", "encodings",
-    "symmetric", "htp_arch_gates", "quantized", "why_not_quantized"};
-constexpr std::array<std::string_view, 2> kExcludeKeys = {"targets", "why"};
-constexpr std::array<std::string_view, 2> kSocTopKeys = {"version", "socs"};
-constexpr std::array<std::string_view, 6> kSocKeys = {"name", "id", "htp_arch", "vtcm_mb", "lpai", "marketing_name"};
 constexpr std::array<std::string_view, 3> kKindNames = {"op", "structural", "unsupported"};
-constexpr std::array<HtpArch, 6> kArchs = {HtpArch::kV68, HtpArch::kV69, HtpArch::kV73,
-                                           HtpArch::kV75, HtpArch::kV79, HtpArch::kV81};
-
-const std::vector<std::string_view>& datatypeNames() {
-  static const std::vector<std::string_view> names = [] {
-    std::vector<std::string_view> v;
-    for (int i = 0; i < static_cast<int>(QnnDatatype::kCount); ++i)
-      v.push_back(datatypeName(static_cast<QnnDatatype>(i)));
-    return v;
-  }();
-  return names;
-}
-
-const std::vector<std::string_view>& encodingNames() {
-  static const std::vector<std::string_view> names = [] {
-    std::vector<std::string_view> v;
-    for (int i = 0; i < static_cast<int>(Encoding::kCount); ++i)
-      v.push_back(encodingName(static_cast<Encoding>(i)));
-    return v;
-  }();
-  return names;
-}
-
-const std::vector<std::string_view>& archNames() {
-  static const std::vector<std::string_view> names = [] {
-    std::vector<std::string_view> v;
-    for (HtpArch a : kArchs) v.push_back(htpArchName(a));
-    return v;
-  }();
-  return names;
-}
 
 // --- the loader ---------------------------------------------------------------------------
 
@@ -155,7 +129,7 @@ class Loader : public strictyaml::StrictYamlReader {
 
     if (const Entry* e = m.get("targets")) {
       rule.targets.clear();
-      parseTargets(e->value, in("targets"), rule);
+      parseTargetList(*this, e->value, in("targets"), rule.targets);
     } else if (!inherits) {
       missing(node, m, scope, "targets");
     }
@@ -308,29 +282,6 @@ class Loader : public strictyaml::StrictYamlReader {
     for (Variant& v : rule.variants) applySymmetric(v, *bm);
   }
 
-  void parseTargets(const YAML::Node& v, const std::string& what, Rule& rule) {
-    if (!v.IsSequence()) {
-      error(DiagCode::kWrongType, mark(v), what + " must be a list of strings", "a list of ATen target strings",
-            describe(v), v.IsScalar() ? "write [" + clip(v.Scalar()) + "]" : "");
-      return;
-    }
-    if (v.size() == 0) {
-      error(DiagCode::kInvalidValue, mark(v), what + " must not be empty", "at least one ATen target", "[]");
-      return;
-    }
-    for (const YAML::Node& t : v) {
-      auto s = str(t, "an element of " + what);
-      if (!s) continue;
-      if (std::find(rule.targets.begin(), rule.targets.end(), *s) != rule.targets.end()) {
-        error(DiagCode::kInvalidValue, mark(t), "target '" + clip(*s) + "' is listed twice in " + what,
-              "each target once", clip(*s));
-        continue;
-      }
-      rule.targets.push_back(*s);
-    }
-  }
-
-  // inputs / outputs. Returns false when a declaration could not be read far enough to know
   // its port name, so that checking variants against the port list would mislead.
   bool parsePorts(const YAML::Node& v, bool inputs, const std::string& ruleScope, Rule& rule) {
     const char* listKey = inputs ? "inputs" : "outputs";
@@ -458,14 +409,7 @@ class Loader : public strictyaml::StrictYamlReader {
       if (const Entry* e = m.get("hint")) {
         if (auto s = str(e->value, in("hint"))) variant.hint = *s;
       }
-      if (const Entry* e = m.get("min_arch")) {
-        if (auto a = archValue(e->value, in("min_arch"))) variant.minArch = *a;
-        if (ctx_.manifest && !ctx_.manifest->htpArchGates)
-          error(DiagCode::kInvalidValue, mark(e->keyNode),
-                "'min_arch' in " + scope + " gates on the HTP architecture, which means nothing on backend " +
-                    ctx_.manifest->backend + " (its backend.yaml sets htp_arch_gates: false)",
-                "no 'min_arch'", "min_arch " + clip(e->value.IsScalar() ? e->value.Scalar() : std::string()));
-      }
+      if (const Entry* e = m.get("min_arch")) parseMinArch(*this, *e, scope, ctx_.manifest, variant);
       if (const Entry* e = m.get("ports")) {
         parseVariantPorts(e->value, scope, portsOk, rule, variant);
       } else {
@@ -474,15 +418,6 @@ class Loader : public strictyaml::StrictYamlReader {
       rule.variants.push_back(std::move(variant));
     }
     variant_.clear();
-  }
-
-  // HTP architecture, canonical spelling only (V73, not v73).
-  std::optional<HtpArch> archValue(const YAML::Node& v, const std::string& what) {
-    return enumValue<HtpArch>(v, what, "HTP architecture", archNames(), [](std::string_view s) {
-      std::optional<HtpArch> a = parseHtpArch(s);
-      if (a && htpArchName(*a) != s) a.reset();
-      return a;
-    });
   }
 
   void parseVariantPorts(const YAML::Node& v, const std::string& variantScope, bool portsOk, const Rule& rule,
@@ -520,353 +455,21 @@ class Loader : public strictyaml::StrictYamlReader {
     }
   }
 
+  // A port constraint: each key is read by its constraint kind (validate/constraints/).
   void parseConstraint(const Entry& entry, const std::string& scope, const Rule& rule, PortConstraint& c) {
     c.mark = mark(entry.keyNode);
-    Map m = readMap(entry.value, scope, kConstraintKeys);
+    Map m = readMap(entry.value, scope, constraintKeys());
     if (!m.valid) return;
-    auto in = [&](std::string_view key) { return "'" + std::string(key) + "' of " + scope; };
-    if (const Entry* e = m.get("dtype")) {
-      enumList<QnnDatatype>(e->value, in("dtype"), "datatype", datatypeNames(),
-                            [](std::string_view s) { return parseDatatype(s); },
-                            [&](QnnDatatype t) { c.datatypes.insert(t); });
-      if (ctx_.manifest && ctx_.manifest->datatypes)
-        outsideBackend(c.datatypes, *ctx_.manifest->datatypes, e->value, in("dtype"), "datatype",
-                       [](QnnDatatype t) { return datatypeName(t); });
-    } else {
-      missing(entry.value, m, scope, "dtype");
-    }
-    if (const Entry* e = m.get("encoding")) {
-      enumList<Encoding>(e->value, in("encoding"), "encoding", encodingNames(),
-                         [](std::string_view s) { return parseEncoding(s); },
-                         [&](Encoding x) { c.encodings.insert(x); });
-      if (ctx_.manifest && ctx_.manifest->encodings)
-        outsideBackend(c.encodings, *ctx_.manifest->encodings, e->value, in("encoding"), "encoding",
-                       [](Encoding x) { return encodingName(x); });
-    }
-    if (const Entry* e = m.get("bitwidth")) parseBitwidths(e->value, in("bitwidth"), c);
-    if (const Entry* e = m.get("symmetric")) {
-      if (auto b = boolean(e->value, in("symmetric"))) c.symmetric = *b;
-    }
-    if (const Entry* e = m.get("axis")) {
-      if (auto x = integer(e->value, in("axis"), std::numeric_limits<int>::min(), std::numeric_limits<int>::max()))
-        c.axis = static_cast<int>(*x);
-    }
-    if (const Entry* e = m.get("offset")) {
-      if (auto x = integer(e->value, in("offset"), std::numeric_limits<int64_t>::min(),
-                           std::numeric_limits<int64_t>::max()))
-        c.offset = *x;
-    }
-    if (const Entry* e = m.get("scale")) parseScale(e->value, in("scale"), c);
-    if (const Entry* e = m.get("shared_with")) {
-      if (auto s = str(e->value, in("shared_with"))) {
-        int idx = rule.findPort(*s);
-        std::vector<std::string_view> names;
-        for (const PortDecl& p : rule.ports) names.push_back(p.name);
-        if (idx < 0) {
-          error(DiagCode::kUnknownPort, mark(e->value),
-                in("shared_with") + " names port '" + clip(*s) + "', which the rule does not declare",
-                names.empty() ? "a port of the rule" : oneOf(names), clip(*s), suggest(*s, names));
-        } else if (*s == entry.key) {
-          error(DiagCode::kInvalidValue, mark(e->value), in("shared_with") + " names the port itself",
-                "another port of the rule", clip(*s));
-        } else {
-          c.sharedWith = idx;
-        }
-      }
+    const ConstraintParse parse{*this, rule, ctx_.manifest, entry.key};
+    for (const ConstraintKind* k : constraintKinds()) {
+      if (const Entry* e = m.get(k->key)) k->parse(parse, *e, "'" + std::string(k->key) + "' of " + scope, c);
+      else if (k->required) missing(entry.value, m, scope, k->key);
     }
   }
 
-  // Reports the values of `used` that the backend (manifest) does not have.
-  template <typename E, typename Name>
-  void outsideBackend(EnumSet<E> used, EnumSet<E> backend, const YAML::Node& at, const std::string& what,
-                      std::string_view kindName, Name name) {
-    std::string bad, allowed;
-    used.forEach([&](E x) {
-      if (!backend.contains(x)) bad += (bad.empty() ? "" : ", ") + std::string(name(x));
-    });
-    if (bad.empty()) return;
-    backend.forEach([&](E x) { allowed += (allowed.empty() ? "" : ", ") + std::string(name(x)); });
-    error(DiagCode::kInvalidValue, mark(at),
-          what + " names " + std::string(kindName) + " " + bad + ", which backend " + ctx_.manifest->backend +
-              " does not have (see its backend.yaml)",
-          "one of: " + allowed, bad);
-  }
-
-  void parseBitwidths(const YAML::Node& v, const std::string& what, PortConstraint& c) {
-    auto one = [&](const YAML::Node& n) {
-      if (auto x = integer(n, what, 1, 32, "a bit width from 1 to 32")) c.bitwidths |= uint64_t{1} << *x;
-    };
-    if (v.IsSequence()) {
-      if (v.size() == 0) {
-        error(DiagCode::kInvalidValue, mark(v), what + " must not be an empty list",
-              "a bit width or a non-empty list of them", "[]");
-        return;
-      }
-      for (const YAML::Node& n : v) one(n);
-    } else if (v.IsScalar()) {
-      one(v);
-    } else {
-      error(DiagCode::kWrongType, mark(v), what + " must be an integer or a list of integers",
-            "a bit width or a list of them", describe(v));
-    }
-  }
-
-  void parseScale(const YAML::Node& v, const std::string& what, PortConstraint& c) {
-    if (!v.IsScalar()) {
-      error(DiagCode::kWrongType, mark(v), what + " must be a number or a string \"a/b\"",
-            "a positive number or a fraction \"a/b\"", describe(v));
-      return;
-    }
-    const std::string& s = v.Scalar();
-    if (isPlain(v) && looksBool(s)) {
-      error(DiagCode::kWrongType, mark(v), what + " must be a number or a string \"a/b\"",
-            "a positive number or a fraction \"a/b\"", describe(v));
-      return;
-    }
-    std::optional<double> x;
-    if (isPlain(v) && (looksInt(s) || looksFloat(s))) {
-      x = parseNumber(s);  // rejects hex, octal, .inf and .nan
-      if (!x) {
-        error(DiagCode::kInvalidValue, mark(v), what + " must be a positive finite decimal number",
-              "a positive number or a fraction \"a/b\"", describe(v));
-        return;
-      }
-    } else {
-      x = parseFraction(s);
-      if (!x) {
-        error(DiagCode::kInvalidValue, mark(v), what + " '" + clip(s) + "' is not a number or a fraction \"a/b\"",
-              "a positive number or a fraction \"a/b\" such as \"1/256\"", describe(v));
-        return;
-      }
-    }
-    if (*x <= 0) {
-      error(DiagCode::kInvalidValue, mark(v), what + " must be greater than 0", "a positive number",
-            describe(v));
-      return;
-    }
-    c.scale = *x;
-    c.scaleText = s;
-  }
-
-  // --- backend manifests ---
-
-  void loadManifest(const YAML::Node& root, BackendManifest& out) {
-    out.mark = fileMark(1, 1);
-    Map m = readMap(root, "the manifest", kManifestKeys, "a mapping with keys " + join(kManifestKeys));
-    if (!m.valid) return;
-    version(root, m);
-    auto in = [](std::string_view key) { return "'" + std::string(key) + "' in the manifest"; };
-    auto requiredString = [&](std::string_view key, std::string& field) {
-      if (const Entry* e = m.get(key)) {
-        if (auto s = str(e->value, in(key))) field = *s;
-      } else {
-        missing(root, m, "the manifest", key);
-      }
-    };
-    requiredString("backend", out.backend);
-    requiredString("description", out.description);
-    if (const Entry* e = m.get("extends")) {
-      if (auto s = str(e->value, in("extends"))) out.extends = *s;
-      out.extendsMark = mark(e->value);
-    }
-    if (const Entry* e = m.get("datatypes")) {
-      DatatypeSet set;
-      if (enumList<QnnDatatype>(e->value, in("datatypes"), "datatype", datatypeNames(),
-                                [](std::string_view s) { return parseDatatype(s); },
-                                [&](QnnDatatype t) { set.insert(t); }))
-        out.datatypes = set;
-    }
-    if (const Entry* e = m.get("encodings")) {
-      EncodingSet set;
-      if (enumList<Encoding>(e->value, in("encodings"), "encoding", encodingNames(),
-                             [](std::string_view s) { return parseEncoding(s); },
-                             [&](Encoding x) { set.insert(x); }))
-        out.encodings = set;
-    }
-    if (const Entry* e = m.get("symmetric")) {
-      if (auto b = boolean(e->value, in("symmetric"))) out.symmetric = *b;
-    }
-    if (const Entry* e = m.get("htp_arch_gates")) {
-      if (auto b = boolean(e->value, in("htp_arch_gates"))) out.htpArchGates = *b;
-    }
-    const Entry* quantized = m.get("quantized");
-    const Entry* why = m.get("why_not_quantized");
-    if (quantized) {
-      if (auto b = boolean(quantized->value, in("quantized"))) out.quantized = *b;
-    }
-    if (why) {
-      if (auto s = str(why->value, in("why_not_quantized"))) out.whyNotQuantized = *s;
-    }
-    if (!out.quantized && !why)
-      error(DiagCode::kMissingKey, mark(quantized->keyNode),
-            "the manifest sets quantized: false but gives no 'why_not_quantized', the sentence diagnostics report",
-            "why_not_quantized", m.keyList());
-    if (out.quantized && why)
-      error(DiagCode::kInvalidValue, mark(why->keyNode),
-            "'why_not_quantized' is only allowed with quantized: false", "quantized: false", "quantized: true");
-    if (!out.quantized && out.datatypes) {
-      std::string fixed;
-      out.datatypes->forEach([&](QnnDatatype t) {
-        if (isFixedPoint(t)) fixed += (fixed.empty() ? "" : ", ") + std::string(datatypeName(t));
-      });
-      if (!fixed.empty())
-        error(DiagCode::kInvalidValue, mark(m.get("datatypes")->value),
-              "'datatypes' in the manifest lists quantized types (" + fixed + ") but the backend sets quantized: false",
-              "float, integer and bool datatypes only", fixed);
-    }
-    if (const Entry* e = m.get("exclude")) {
-      if (out.extends.empty() && !m.get("extends")) {
-        error(DiagCode::kInvalidValue, mark(e->keyNode),
-              "'exclude' removes targets of the parent backend, but the manifest has no 'extends'",
-              "'extends' naming the parent backend", "'exclude' without 'extends'");
-      }
-      parseExclusions(e->value, out);
-    }
-  }
-
-  void parseExclusions(const YAML::Node& v, BackendManifest& out) {
-    if (!v.IsSequence()) {
-      error(DiagCode::kWrongType, mark(v), "'exclude' in the manifest must be a list of {targets, why}",
-            "a list of mappings with keys targets and why", describe(v));
-      return;
-    }
-    size_t index = 0;
-    for (const YAML::Node& node : v) {
-      ++index;
-      const std::string scope = "exclude entry #" + std::to_string(index);
-      Map m = readMap(node, scope, kExcludeKeys);
-      if (!m.valid) continue;
-      Exclusion x;
-      x.mark = mark(node);
-      if (const Entry* e = m.get("targets")) {
-        Rule scratch;  // parseTargets checks list shape, strings and repeats
-        parseTargets(e->value, "'targets' of " + scope, scratch);
-        size_t i = 0;
-        for (const YAML::Node& t : e->value) {
-          if (i >= scratch.targets.size()) break;
-          if (t.IsScalar() && t.Scalar() == scratch.targets[i]) {
-            x.targets.push_back(scratch.targets[i]);
-            x.targetMarks.push_back(mark(t));
-            ++i;
-          }
-        }
-      } else {
-        missing(node, m, scope, "targets");
-      }
-      if (const Entry* e = m.get("why")) {
-        if (auto s = str(e->value, "'why' of " + scope)) x.why = *s;
-      } else {
-        missing(node, m, scope, "why");
-      }
-      for (const Exclusion& earlier : out.exclude) {
-        for (size_t i = 0; i < x.targets.size(); ++i) {
-          for (const std::string& t : earlier.targets)
-            if (t == x.targets[i])
-              error(DiagCode::kInvalidValue, x.targetMarks[i],
-                    "target '" + t + "' is excluded twice; it is first excluded at " + earlier.mark.toString(),
-                    "each target excluded once", t);
-        }
-      }
-      out.exclude.push_back(std::move(x));
-    }
-  }
-
-  // --- socs ---
-
-  void loadSocs(const YAML::Node& root, SocTable& out) {
-    Map top = readMap(root, "the top level", kSocTopKeys, "a mapping with keys version and socs");
-    if (!top.valid) return;
-    bool fileOk = version(root, top);
-    const Entry* socs = top.get("socs");
-    if (!socs) {
-      missing(root, top, "the top level", "socs");
-      return;
-    }
-    if (!socs->value.IsSequence()) {
-      error(DiagCode::kWrongType, mark(socs->value), "'socs' must be a list of SoCs", "a list of SoCs",
-            describe(socs->value));
-      return;
-    }
-    std::vector<SocInfo> parsed;  // this file's SoCs so far (also the ones with errors, for duplicates)
-    size_t index = 0;
-    for (const YAML::Node& node : socs->value) {
-      ++index;
-      const size_t before = errorCount();
-      const std::string name = peek(node, "name");
-      const std::string scope = name.empty() ? "SoC #" + std::to_string(index) : "SoC '" + name + "'";
-      Map m = readMap(node, scope, kSocKeys);
-      if (!m.valid) continue;
-      auto in = [&](std::string_view key) { return "'" + std::string(key) + "' of " + scope; };
-      SocInfo soc;
-      soc.mark = mark(node);
-      bool idOk = false;
-      if (const Entry* e = m.get("name")) {
-        if (auto s = str(e->value, in("name"))) {
-          auto dup = std::find_if(parsed.begin(), parsed.end(), [&](const SocInfo& x) { return x.name == *s; });
-          if (dup != parsed.end())
-            error(DiagCode::kInvalidValue, mark(e->value),
-                  "SoC '" + *s + "' is listed twice; it is first listed at " + dup->mark.toString(),
-                  "each SoC once", *s);
-          soc.name = *s;
-        }
-      } else {
-        missing(node, m, scope, "name");
-      }
-      if (const Entry* e = m.get("id")) {
-        if (auto x = integer(e->value, in("id"), 0, std::numeric_limits<int>::max(), "0 or greater")) {
-          soc.chipsetId = static_cast<int>(*x);
-          idOk = true;
-          auto dup = std::find_if(parsed.begin(), parsed.end(),
-                                  [&](const SocInfo& s) { return s.chipsetId == soc.chipsetId; });
-          if (dup != parsed.end())
-            error(DiagCode::kInvalidValue, mark(e->value),
-                  "SoC id " + std::to_string(*x) + " of " + scope + " is already the id of SoC '" + dup->name + "'",
-                  "ids unique among the SoCs", std::to_string(*x));
-        }
-      } else {
-        missing(node, m, scope, "id");
-      }
-      if (const Entry* e = m.get("htp_arch")) {
-        if (auto a = archValue(e->value, in("htp_arch"))) soc.htpArch = *a;
-      } else {
-        missing(node, m, scope, "htp_arch");
-      }
-      if (const Entry* e = m.get("vtcm_mb")) {
-        if (auto x = integer(e->value, in("vtcm_mb"), 0, std::numeric_limits<int>::max(), "0 or greater"))
-          soc.vtcmMb = static_cast<int>(*x);
-      } else {
-        missing(node, m, scope, "vtcm_mb");
-      }
-      if (const Entry* e = m.get("lpai")) {
-        if (auto s = str(e->value, in("lpai"))) soc.lpaiVersion = *s;
-      }
-      if (const Entry* e = m.get("marketing_name")) {
-        if (auto s = str(e->value, in("marketing_name"))) soc.marketingName = *s;
-      }
-      const bool ok = errorCount() == before;
-      parsed.push_back(soc);
-      if (!idOk) parsed.back().chipsetId = -1;
-      if (ok && fileOk) out.add(std::move(soc));
-    }
-  }
  private:
   RuleFileContext ctx_;
 };
-
-// Reads a whole file and hands its text on; a file that cannot be read is one error.
-template <typename LoadText>
-void readThen(const std::filesystem::path& file, const std::string& displayPath, const LoadLimits& limits,
-              DiagnosticList& errors, std::string_view what, LoadText&& loadText) {
-  std::optional<std::string> text;
-  try {
-    text = readFile(file, displayPath, limits, errors, what);
-  } catch (...) {
-    Loader l(displayPath, errors);
-    l.error(DiagCode::kYamlSyntax, l.fileMark(), "cannot read " + std::string(what) + " '" + displayPath + "'");
-    return;
-  }
-  if (text) loadText(*text);
-}
 
 }  // namespace
 
@@ -881,38 +484,8 @@ void loadRuleText(const std::string& text, const std::string& displayPath, std::
 
 void loadRuleFile(const std::filesystem::path& file, const std::string& displayPath, std::vector<Rule>& out,
                   DiagnosticList& errors, const LoadLimits& limits, const RuleFileContext& context) {
-  readThen(file, displayPath, limits, errors, "rule file",
-           [&](const std::string& text) { loadRuleText(text, displayPath, out, errors, limits, context); });
-}
-
-void loadManifestText(const std::string& text, const std::string& displayPath, BackendManifest& out,
-                      DiagnosticList& errors, const LoadLimits& limits) {
-  Loader l(displayPath, errors);
-  l.setListKey("backend");
-  guarded(l, [&] {
-    if (auto root = l.parse(text, limits, "the backend manifest")) l.loadManifest(*root, out);
-  });
-}
-
-void loadManifestFile(const std::filesystem::path& file, const std::string& displayPath, BackendManifest& out,
-                      DiagnosticList& errors, const LoadLimits& limits) {
-  readThen(file, displayPath, limits, errors, "backend manifest",
-           [&](const std::string& text) { loadManifestText(text, displayPath, out, errors, limits); });
-}
-
-void loadSocText(const std::string& text, const std::string& displayPath, SocTable& out, DiagnosticList& errors,
-                 const LoadLimits& limits) {
-  Loader l(displayPath, errors);
-  l.setListKey("socs");
-  guarded(l, [&] {
-    if (auto root = l.parse(text, limits, "the SoC file")) l.loadSocs(*root, out);
-  });
-}
-
-void loadSocFile(const std::filesystem::path& file, const std::string& displayPath, SocTable& out,
-                 DiagnosticList& errors, const LoadLimits& limits) {
-  readThen(file, displayPath, limits, errors, "SoC file",
-           [&](const std::string& text) { loadSocText(text, displayPath, out, errors, limits); });
+  loadFileWith(file, displayPath, limits, errors, "rule file",
+               [&](const std::string& text) { loadRuleText(text, displayPath, out, errors, limits, context); });
 }
 
 }  // namespace qnnrules

@@ -140,12 +140,6 @@ const BackendLoad& RuleRegistry::backendLocked(const std::string& name, std::vec
   return *it->second;
 }
 
-const RuleRegistry::SocLoad& RuleRegistry::socs() {
-  std::lock_guard<std::recursive_mutex> lock(mu_);
-  if (!socs_) socs_ = std::make_unique<SocLoad>(loadSocs());
-  return *socs_;
-}
-
 namespace {
 
 constexpr const char* kManifestName = "backend.yaml";
@@ -413,39 +407,7 @@ BackendLoad RuleRegistry::loadBackend(const std::string& name, std::vector<std::
     return result;
   }
   result.manifest = std::move(manifest);
-  result.rules = std::make_shared<const RuleSet>(name, std::move(all));
-  return result;
-}
-
-RuleRegistry::SocLoad RuleRegistry::loadSocs() const {
-  SocLoad result;
-  std::vector<SocInfo> merged;  // an overlay SoC with a known name replaces it
-  bool found = false;
-  for (const fs::path& dir : searchPath_) {
-    if (dir.empty()) continue;
-    fs::path file = dir / "socs.yaml";
-    std::error_code ec;
-    if (!fs::is_regular_file(file, ec)) continue;
-    found = true;
-    SocTable table;
-    loadSocFile(file, displayPath(file), table, result.errors, options_.limits);
-    for (const SocInfo& soc : table.all()) {
-      auto same = std::find_if(merged.begin(), merged.end(), [&](const SocInfo& s) { return s.name == soc.name; });
-      if (same != merged.end()) *same = soc;
-      else merged.push_back(soc);
-    }
-  }
-  if (!found) {
-    result.status = Status(StatusCode::kNotFound, "no socs.yaml in the rules search path");
-    return result;
-  }
-  if (!result.errors.empty()) {
-    result.status = Status(StatusCode::kRuleError, std::to_string(result.errors.size()) + " error(s) in socs.yaml");
-    return result;
-  }
-  auto table = std::make_shared<SocTable>();
-  for (SocInfo& soc : merged) table->add(std::move(soc));
-  result.table = std::move(table);
+  result.rules = std::make_shared<const RuleSet>(name, std::move(all), result.manifest);
   return result;
 }
 

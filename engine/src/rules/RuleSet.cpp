@@ -2,7 +2,12 @@
 
 #include <algorithm>
 
+#include "qnnrules/delegate/DelegationPolicy.h"
+
 namespace qnnrules {
+
+const DelegationPolicy& RuleSet::delegationPolicy() const { return *policy_; }
+
 namespace {
 
 // Port names -> port indices, once. Without an explicit list, ONNX input i is the rule's i-th
@@ -29,8 +34,11 @@ OnnxCandidate compileOnnx(const Rule& rule, uint32_t index, uint32_t mapping) {
 
 }  // namespace
 
-RuleSet::RuleSet(std::string backend, std::vector<Rule> rules)
-    : backend_(std::move(backend)), rules_(std::move(rules)) {
+RuleSet::RuleSet(std::string backend, std::vector<Rule> rules, std::shared_ptr<const BackendManifest> manifest)
+    : backend_(std::move(backend)),
+      manifest_(std::move(manifest)),
+      policy_(makeDelegationPolicy(manifest_.get())),
+      rules_(std::move(rules)) {
   byTarget_.reserve(rules_.size() * 2);
   for (uint32_t i = 0; i < rules_.size(); ++i) {
     byId_.emplace(rules_[i].id, i);

@@ -1,6 +1,7 @@
 #include "qnnrules/validate/ConstraintText.h"
 
-#include <cstdio>
+#include "constraints/ArchGate.h"
+#include "constraints/ConstraintKind.h"
 
 namespace qnnrules {
 namespace {
@@ -16,12 +17,6 @@ std::string joinSet(Set s, NameFn name) {
     ++n;
   });
   return out;
-}
-
-std::string formatDouble(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
 }
 
 }  // namespace
@@ -68,57 +63,25 @@ std::string scaleText(const PortConstraint& c) {
   return v;
 }
 
-std::string datatypeSentence(const Rule& r, int port, const PortConstraint& c) {
-  return r.ports[port].name + " must be " + datatypeSetText(c.datatypes) + ".";
-}
-
-std::string encodingSentence(const Rule& r, int port, const PortConstraint& c) {
-  return r.ports[port].name + " must use " + encodingSetText(c.encodings) + " encoding.";
-}
-
-std::string bitwidthSentence(const Rule& r, int port, const PortConstraint& c) {
-  return r.ports[port].name + " must have a bit width of " + bitwidthSetText(c.bitwidths) + ".";
-}
-
-std::string symmetricSentence(const Rule& r, int port, const PortConstraint&) {
-  return r.ports[port].name +
-         " must be symmetrically quantized (offset 0 for SFIXED, -2^(n-1) for UFIXED).";
-}
-
-std::string axisSentence(const Rule& r, int port, const PortConstraint& c) {
-  return r.ports[port].name + " must be quantized per channel along axis " +
-         std::to_string(c.axis.value_or(0)) + ".";
-}
-
-std::string fixedQParamsSentence(const Rule& r, int port, const PortConstraint& c) {
-  std::string s = r.ports[port].name + " must have";
-  if (c.scale) s += " scale " + scaleText(c);
-  if (c.scale && c.offset) s += " and";
-  if (c.offset) s += " offset " + std::to_string(*c.offset);
-  return s + ".";
-}
-
-std::string sharedSentence(const Rule& r, int port, const PortConstraint& c) {
-  return r.ports[port].name + " must share the encoding of " + r.ports[c.sharedWith].name +
-         " (math-invariant).";
-}
-
-std::string gateSentence(const Rule& r, const Variant& v) {
-  if (!v.description.empty()) return v.description;
-  return "variant " + v.name + " of " + r.id + " needs HTP " + std::string(htpArchName(v.minArch)) +
-         " or newer.";
-}
-
 std::string constraintSummary(const Rule& r, const PortConstraint& c) {
-  std::string s = datatypeSetText(c.datatypes);
-  if (!c.encodings.empty()) s += "; " + encodingSetText(c.encodings);
-  if (c.bitwidths) s += "; " + bitwidthSetText(c.bitwidths) + "-bit";
-  if (c.symmetric.value_or(false)) s += "; symmetric";
-  if (c.axis) s += "; axis " + std::to_string(*c.axis);
-  if (c.scale) s += "; scale " + scaleText(c);
-  if (c.offset) s += "; offset " + std::to_string(*c.offset);
-  if (c.sharedWith >= 0) s += "; shared with " + r.ports[c.sharedWith].name;
+  std::string s;
+  for (const ConstraintKind* k : constraintKinds()) {
+    std::string part = k->summary(r, c);
+    if (part.empty()) continue;
+    s += (s.empty() ? "" : "; ") + part;
+  }
   return s;
+}
+
+std::vector<std::string> constraintNotes(const Rule& r, const Variant& v) {
+  std::vector<std::string> notes;
+  if (std::string gate = gateNote(r, v); !gate.empty()) notes.push_back(std::move(gate));
+  for (size_t p = 0; p < v.ports.size(); ++p)
+    for (const ConstraintKind* k : constraintKinds()) {
+      if (!k->docNote) continue;
+      if (std::string n = k->docNote(r, v, static_cast<int>(p), v.ports[p]); !n.empty()) notes.push_back(std::move(n));
+    }
+  return notes;
 }
 
 }  // namespace qnnrules

@@ -1,9 +1,11 @@
-// What a backend decides about delegation that cannot be written as rule data: nodes it keeps
-// on CPU whatever the rules say, and whether it needs the whole graph in one partition.
-// Implementations live in backends/<name>/ and are found by backend name.
+// What a backend decides about delegation beyond its rules: nodes it keeps on CPU whatever the
+// rules say, and whether it needs the whole graph in one partition. Written as data in the
+// backend's manifest (rules/<backend>/backend.yaml, `delegation`), so a new backend needs no
+// engine code; the policy that reads it lives in backends/.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,8 +36,10 @@ class DelegationPolicy {
   virtual bool requiresFullDelegation() const = 0;
 };
 
-// The policy registered for `backend`, or a neutral one (keeps nothing on CPU, partial
-// delegation allowed) when the backend registers none. Never null; lives for the program.
-const DelegationPolicy& delegationPolicyFor(std::string_view backend);
+struct BackendManifest;
+
+// The policy a manifest's `delegation` facts describe, or a neutral one (keeps nothing on CPU,
+// partial delegation allowed) when the manifest is null or says nothing. Never null.
+std::shared_ptr<const DelegationPolicy> makeDelegationPolicy(const BackendManifest* manifest);
 
 }  // namespace qnnrules

@@ -11,6 +11,8 @@
 #include "qnnrules/report/Diagnostic.h"
 #include "qnnrules/rules/Rule.h"
 #include "qnnrules/core/SourceMark.h"
+#include "qnnrules/core/Status.h"
+#include "qnnrules/rules/Soc.h"
 
 namespace qnnrules {
 
@@ -20,6 +22,15 @@ struct Exclusion {
   std::vector<SourceMark> targetMarks;  // parallel to targets
   std::string why;
   SourceMark mark;
+};
+
+// What a backend decides about delegation beyond its rules (ExecuTorch's LPAI partitioner
+// keeps boundary conversions on CPU and needs the whole graph in one partition).
+struct DelegationFacts {
+  bool requireFullDelegation = false;   // lowering fails unless the graph is one partition
+  std::string inputQuantizeOnCpu;       // non-empty: the quantize of a graph input stays on CPU, because ...
+  std::string outputDequantizeOnCpu;    // non-empty: the dequantize of a graph output stays on CPU, because ...
+  bool any() const { return requireFullDelegation || !inputQuantizeOnCpu.empty() || !outputDequantizeOnCpu.empty(); }
 };
 
 struct BackendManifest {
@@ -35,6 +46,12 @@ struct BackendManifest {
   bool htpArchGates = true;              // false: min_arch means nothing here (inherited gates are dropped)
   bool quantized = true;                 // false: the backend takes no quantized types at all
   std::string whyNotQuantized;           // the sentence diagnostics give when quantized is false
+  // The SoC table column a SoC needs for this backend ("lpai": its lpai version); empty = any SoC.
+  std::string requiresSoc;
+  // The HTP architectures the backend's gates name, oldest first (docs columns); empty = every
+  // architecture the engine knows.
+  std::vector<HtpArch> htpArchs;
+  DelegationFacts delegation;
   SourceMark mark;                       // the manifest file
 };
 
@@ -53,6 +70,18 @@ std::string inheritedId(const std::string& parentId, const std::string& parentBa
 // it survives (possibly narrowed). Inherited variants are narrowed; written ones are checked
 // by the loader instead, so that a typo in a rule is an error rather than a silent drop.
 std::optional<std::string> narrowVariant(const Rule& rule, Variant& v, const BackendManifest& manifest);
+
+// Whether `soc` can run `manifest`'s backend (requires_soc); the error names the SoCs that
+// can. A null manifest takes any SoC.
+Status checkSocRequirement(const BackendManifest* manifest, const std::string& backend, const SocInfo& soc,
+                           const SocTable& socs);
+
+// The SoCs of the table that can run the backend, by requirement value ("LPAI V6: SM8850"), for
+// docs; "any SoC" when the backend takes any.
+std::string socScopeText(const BackendManifest* manifest, const SocTable& socs);
+
+// The HTP architectures of the backend's gates (manifest htp_archs, or every known one).
+std::vector<HtpArch> gateArchs(const BackendManifest* manifest);
 
 // Marks every quantized port without fixed or shared qparams symmetric (manifest.symmetric).
 void applySymmetric(Variant& v, const BackendManifest& manifest);

@@ -11,6 +11,14 @@
 // `exclude` entries turn the targets they name into `unsupported` rules, and then this
 // backend's own files (built-in, then overlays) replace inherited rules by id or add new ones.
 // Asking for the parent never reads the child.
+//
+// The registry owns every data file of the search path, each kind under one overlay rule, so
+// that `qnn-rules lint` checks exactly what `qnn-validate` reads:
+//   <backend>/**/*.yaml      rules: a rule with a known id replaces it, a new id adds one
+//   <backend>/backend.yaml   manifest: the last directory's manifest of a backend is used
+//   socs.yaml                SoCs: a SoC with a known name replaces it, a new name adds one
+//   quant_configs.yaml       quantization configs: the last directory's file replaces the others
+//   backend_options.yaml     backend options: an option with a known (backend, name) replaces it
 #pragma once
 
 #include <filesystem>
@@ -20,6 +28,8 @@
 #include <string>
 #include <vector>
 
+#include "qnnrules/annotate/QuantConfig.h"
+#include "qnnrules/delegate/BackendOptions.h"
 #include "qnnrules/rules/BackendManifest.h"
 #include "qnnrules/report/Diagnostic.h"
 #include "qnnrules/rules/RuleLoader.h"
@@ -72,11 +82,30 @@ class RuleRegistry {
   };
   const SocLoad& socs();
 
+  // quant_configs.yaml (the annotator's configs). Loaded on first call, cached, thread-safe.
+  struct QuantConfigLoad {
+    std::shared_ptr<const QuantConfigTable> table;  // null on failure
+    std::filesystem::path file;                     // the file read
+    Status status;
+    DiagnosticList errors;
+  };
+  const QuantConfigLoad& quantConfigs();
+
+  // Every backend_options.yaml of the search path, merged. Loaded on first call, cached.
+  struct BackendOptionsLoad {
+    std::shared_ptr<const BackendOptionTable> table;  // null on failure; empty when no file exists
+    Status status;
+    DiagnosticList errors;
+  };
+  const BackendOptionsLoad& backendOptions();
+
  private:
   // `chain` holds the backends whose loading is under way (to report `extends` cycles).
   const BackendLoad& backendLocked(const std::string& name, std::vector<std::string>& chain);
   BackendLoad loadBackend(const std::string& name, std::vector<std::string>& chain);
   SocLoad loadSocs() const;
+  QuantConfigLoad loadQuantConfigs() const;
+  BackendOptionsLoad loadBackendOptions() const;
 
   RegistryOptions options_;
   std::vector<std::filesystem::path> searchPath_;
@@ -85,6 +114,8 @@ class RuleRegistry {
   std::recursive_mutex mu_;
   std::map<std::string, std::unique_ptr<BackendLoad>> backends_;  // guarded by mu_
   std::unique_ptr<SocLoad> socs_;                                 // guarded by mu_
+  std::unique_ptr<QuantConfigLoad> quantConfigs_;                 // guarded by mu_
+  std::unique_ptr<BackendOptionsLoad> backendOptions_;            // guarded by mu_
 };
 
 }  // namespace qnnrules

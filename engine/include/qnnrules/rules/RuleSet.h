@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "qnnrules/rules/BackendManifest.h"
 #include "qnnrules/rules/Rule.h"
 
 namespace qnnrules {
@@ -17,9 +18,12 @@ struct StringHash {
   size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
 };
 
+class DelegationPolicy;
+
 class RuleSet {
  public:
-  RuleSet(std::string backend, std::vector<Rule> rules);
+  // `manifest` (rules/<backend>/backend.yaml) may be null: a backend without one.
+  RuleSet(std::string backend, std::vector<Rule> rules, std::shared_ptr<const BackendManifest> manifest = nullptr);
 
   const std::string& backend() const { return backend_; }
   const std::vector<Rule>& rules() const { return rules_; }
@@ -27,9 +31,14 @@ class RuleSet {
   const Rule* findById(std::string_view id) const;
   // The entries of every rule naming this ONNX op type, in rule order; null when none.
   const std::vector<OnnxCandidate>* onnxCandidates(std::string_view opType) const;
+  const BackendManifest* manifest() const { return manifest_.get(); }
+  // The backend's delegation policy, built from its manifest (never null).
+  const DelegationPolicy& delegationPolicy() const;
 
  private:
   std::string backend_;
+  std::shared_ptr<const BackendManifest> manifest_;
+  std::shared_ptr<const DelegationPolicy> policy_;
   std::vector<Rule> rules_;
   std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>> byTarget_;
   std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>> byId_;

@@ -1,8 +1,9 @@
-// The sentences that document constraints. Diagnostics and the generated supported-ops
-// docs both call these, so what the docs promise is word for word what a check reports.
+// The text of constraints shared by diagnostics, listings and the generated supported-ops
+// docs, so what the docs promise is word for word what a check reports.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "qnnrules/rules/Rule.h"
 
@@ -18,19 +19,17 @@ std::string encodingSetText(EncodingSet s);   // "SCALE_OFFSET or AXIS_SCALE_OFF
 std::string bitwidthSetText(uint64_t mask);   // "4 or 8"
 std::string scaleText(const PortConstraint& c);  // "1/256 (0.00390625)"
 
-// One sentence per constraint kind, e.g. "weight must use SCALE_OFFSET or AXIS_SCALE_OFFSET
-// encoding." Port names are the rule's own.
-std::string datatypeSentence(const Rule& r, int port, const PortConstraint& c);
-std::string encodingSentence(const Rule& r, int port, const PortConstraint& c);
-std::string bitwidthSentence(const Rule& r, int port, const PortConstraint& c);
-std::string symmetricSentence(const Rule& r, int port, const PortConstraint& c);
-std::string axisSentence(const Rule& r, int port, const PortConstraint& c);
-std::string fixedQParamsSentence(const Rule& r, int port, const PortConstraint& c);
-std::string sharedSentence(const Rule& r, int port, const PortConstraint& c);
+// The sentence of a variant's HTP architecture gate (its description, or "variant X of R needs
+// HTP V69 or newer."). The sentences of the port constraint kinds live with their kinds
+// (engine/src/validate/constraints/).
 std::string gateSentence(const Rule& r, const Variant& v);
 
 // Compact one-line summary of a port constraint, for listings and tables:
 // "SFIXED_POINT_8; SCALE_OFFSET or AXIS_SCALE_OFFSET; symmetric; axis 0".
 std::string constraintSummary(const Rule& r, const PortConstraint& c);
+
+// The sentences the docs list under a rule's table for one variant: its gate, then each port
+// constraint's sentence, word for word what a failing check reports.
+std::vector<std::string> constraintNotes(const Rule& r, const Variant& v);
 
 }  // namespace qnnrules

@@ -1,4 +1,6 @@
-#include "LpaiPolicy.h"
+#include "BoundaryConversionPolicy.h"
+
+#include <cctype>
 
 namespace qnnrules::backends {
 namespace {
@@ -18,7 +20,12 @@ QdqKind classify(std::string_view target) {
 
 }  // namespace
 
-std::vector<PolicyPlacement> LpaiPolicy::cpuNodes(const Graph& graph, const UserIndex& users) const {
+BoundaryConversionPolicy::BoundaryConversionPolicy(std::string backend, DelegationFacts facts)
+    : backend_(std::move(backend)), facts_(std::move(facts)) {
+  for (char c : backend_) displayName_ += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+}
+
+std::vector<PolicyPlacement> BoundaryConversionPolicy::cpuNodes(const Graph& graph, const UserIndex& users) const {
   std::vector<QdqKind> kindOf(graph.targets().size());
   for (size_t t = 0; t < kindOf.size(); ++t) kindOf[t] = classify(graph.targets()[t]);
   std::vector<PolicyPlacement> out;
@@ -26,22 +33,22 @@ std::vector<PolicyPlacement> LpaiPolicy::cpuNodes(const Graph& graph, const User
     const Node& n = graph.node(i);
     if (n.kind != NodeKind::kCall || n.targetId == Node::kNoTarget) continue;
     QdqKind k = kindOf[n.targetId];
-    if (k == QdqKind::kQuantize) {
+    if (k == QdqKind::kQuantize && !facts_.inputQuantizeOnCpu.empty()) {
       for (uint32_t p : users.producers(i)) {
         if (graph.node(p).kind != NodeKind::kInput) continue;
-        out.push_back({i, "LPAI keeps the quantize of graph input '" + graph.node(p).name +
-                              "' on CPU (its Quantize is less accurate than the CPU's)"});
+        out.push_back({i, displayName_ + " keeps the quantize of graph input '" + graph.node(p).name + "' on CPU (" +
+                              facts_.inputQuantizeOnCpu + ")"});
         break;
       }
-    } else if (k == QdqKind::kDequantize && users.isGraphOutput(i)) {
-      out.push_back({i, "LPAI keeps the dequantize of a graph output on CPU (its Dequantize is less accurate "
-                        "than the CPU's)"});
+    } else if (k == QdqKind::kDequantize && !facts_.outputDequantizeOnCpu.empty() && users.isGraphOutput(i)) {
+      out.push_back({i, displayName_ + " keeps the dequantize of a graph output on CPU (" +
+                            facts_.outputDequantizeOnCpu + ")"});
     }
   }
   return out;
 }
 
-std::vector<PolicyPlacement> LpaiPolicy::cpuConversions(const Graph& graph, const UserIndex& users) const {
+std::vector<PolicyPlacement> BoundaryConversionPolicy::cpuConversions(const Graph& graph, const UserIndex& users) const {
   std::vector<PolicyPlacement> out;
   auto quantized = [](const Node& n) {
     for (const TensorMeta& t : n.outputs)
@@ -60,9 +67,10 @@ std::vector<PolicyPlacement> LpaiPolicy::cpuConversions(const Graph& graph, cons
   };
   for (uint32_t i = 0; i < graph.nodes().size(); ++i) {
     const Node& n = graph.node(i);
-    if (n.kind == NodeKind::kInput && (quantized(n) || readQuantized(i)))
+    if (n.kind == NodeKind::kInput && !facts_.inputQuantizeOnCpu.empty() && (quantized(n) || readQuantized(i)))
       out.push_back({i, "quantize of graph input '" + n.name + "' runs on CPU"});
-    else if (n.kind != NodeKind::kInput && users.isGraphOutput(i) && quantized(n))
+    else if (n.kind != NodeKind::kInput && !facts_.outputDequantizeOnCpu.empty() && users.isGraphOutput(i) &&
+             quantized(n))
       out.push_back({i, "dequantize of graph output '" + n.name + "' runs on CPU"});
   }
   return out;

@@ -1,0 +1,37 @@
+// One tensor of a node bound to one port of its rule, with what QNN will see on it and the
+// encoding facts the checks need, computed once when the node is bound (not once per variant
+// that matches: a block-wise weight has thousands of zero points). Internal to validate/.
+#pragma once
+
+#include <cstdint>
+
+#include "qnnrules/graph/PortType.h"
+#include "qnnrules/graph/QuantSpec.h"
+
+namespace qnnrules {
+
+// How a shared reference chain ended.
+enum class Resolution : uint8_t { kConcrete, kUnannotated, kCycle, kUnresolved };
+
+struct Resolved {
+  Resolution how = Resolution::kUnannotated;
+  const QuantSpec* root = nullptr;
+};
+
+struct BoundTensor {
+  int port = 0;         // index into Rule::ports
+  int listIndex = -1;   // element of a list argument
+  int position = -1;    // argument or output index (differs from the port's for variadic ports)
+  const QuantSpec* spec = nullptr;  // as annotated (may be shared)
+  Resolved resolved;
+  PortType type;
+  // Encoding facts of resolved.root, set by computeFacts():
+  bool symmetric = false;  // symmetric qscheme, and every zero point is the datatype's symmetric one
+
+  const QuantSpec* root() const { return resolved.root; }
+};
+
+// Fills the facts of `t` from its resolved spec and port type (one pass over its zero points).
+void computeFacts(BoundTensor& t);
+
+}  // namespace qnnrules

@@ -1,0 +1,199 @@
+// The diagnostics of one node: what NodeValidator reports for each outcome. Strings are built
+// here only, after a check failed.
+#include <limits>
+
+#include "NodeValidator.h"
+#include "constraints/ArchGate.h"
+#include "qnnrules/validate/ConstraintText.h"
+
+namespace qnnrules {
+
+Diagnostic NodeValidator::base(const Node& node, const Rule& rule, DiagCode code, Severity sev) const {
+  Diagnostic d;
+  d.severity = sev;
+  d.code = code;
+  d.node = node.name;
+  d.op = std::string(g_.target(node));
+  d.ruleId = rule.id;
+  d.mark = rule.mark;
+  return d;
+}
+
+std::string NodeValidator::label(const Rule& rule, const BoundTensor& b) const {
+  return portLabel(rule.ports[b.port], b.listIndex, b.position);
+}
+
+void NodeValidator::emitUnsupported(const Node& node, const Rule& rule) {
+  Diagnostic d = base(node, rule, DiagCode::kUnsupportedOp, Severity::kError);
+  d.message = unsupportedPrefix_ + rule.reason;
+  d.expected = "an op the backend supports";
+  d.actual = d.op;
+  d.hint = rule.description;
+  out_.push_back(std::move(d));
+}
+
+void NodeValidator::emitMissingPort(const Node& node, const Rule& rule, const PortDecl& decl) {
+  Diagnostic d = base(node, rule, DiagCode::kMissingPort, Severity::kError);
+  d.port = portLabel(decl);
+  d.mark = decl.mark;
+  d.message = decl.name + " is required by " + rule.id + " but the node has no tensor there.";
+  d.expected = std::string("a tensor ") + (decl.isInput ? "argument" : "output") + " at position " +
+               std::to_string(decl.index);
+  d.actual = decl.isInput ? std::to_string(node.args.size()) + " argument(s)"
+                          : std::to_string(node.outputs.size()) + " output(s)";
+  out_.push_back(std::move(d));
+}
+
+void NodeValidator::emitUnresolved(const Node& node, const Rule& rule, const BoundTensor& b) {
+  const bool cycle = b.resolved.how == Resolution::kCycle;
+  Diagnostic d = base(node, rule, cycle ? DiagCode::kSharedCycle : DiagCode::kSharedUnresolved, Severity::kError);
+  d.port = label(rule, b);
+  d.mark = rule.ports[b.port].mark;
+  d.message = cycle ? "the shared_with references of this port form a cycle, so it has no encoding."
+                    : "the shared_with reference of this port leads to a port with no annotation.";
+  d.expected = "a chain of shared_with references ending at a concrete quantization spec";
+  d.actual = cycle ? "a cycle" : "a reference to an unannotated port";
+  d.hint = "point shared_with at the producer's output (or an annotated edge)";
+  out_.push_back(std::move(d));
+}
+
+void NodeValidator::emitViolation(const Node& node, const Rule& rule, const Variant& v, const Violation& viol) {
+  const BoundTensor& b = bound_[viol.bound];
+  const PortConstraint& c = *viol.constraint;
+  Diagnostic d = base(node, rule, viol.kind->code, Severity::kError);
+  d.port = label(rule, b);
+  d.variant = v.name;
+  d.mark = c.mark.known() ? c.mark : v.mark;
+  viol.kind->explain(rule, v, c, b, d);
+  out_.push_back(std::move(d));
+}
+
+void NodeValidator::emitNoVariant(const Node& node, const Rule& rule) {
+  // Nearest variant: fewest tensors whose datatype it does not accept.
+  const Variant* nearest = nullptr;
+  size_t bestMiss = std::numeric_limits<size_t>::max();
+  for (const Variant& v : rule.variants) {
+    size_t miss = 0;
+    for (const BoundTensor& b : bound_) miss += !v.ports[b.port].datatypes.contains(b.type.datatype);
+    if (miss < bestMiss) {
+      bestMiss = miss;
+      nearest = &v;
+    }
+  }
+  Diagnostic d = base(node, rule, DiagCode::kNoMatchingVariant, Severity::kError);
+  d.message = "no variant of " + rule.id + " (" + rule.qnnOp + ") accepts these port datatypes.";
+  std::string actual;
+  for (const BoundTensor& b : bound_) {
+    if (!actual.empty()) actual += ", ";
+    actual += label(rule, b) + " " + std::string(datatypeName(b.type.datatype));
+  }
+  d.actual = actual;
+  if (nearest) {
+    d.variant = nearest->name;
+    d.mark = nearest->mark;
+    for (const BoundTensor& b : bound_) {
+      const PortConstraint& c = nearest->ports[b.port];
+      if (c.datatypes.contains(b.type.datatype)) continue;
+      d.port = label(rule, b);
+      d.expected = "nearest variant " + nearest->name + ": " + label(rule, b) + " " + datatypeSetText(c.datatypes);
+      d.actual = label(rule, b) + " is " + actualOf(b) + "; all ports: " + actual;
+      break;
+    }
+  }
+  std::string names;
+  for (const Variant& v : rule.variants) {
+    if (!names.empty()) names += ", ";
+    names += v.name;
+    if (v.minArch != HtpArch::kNone) names += " (" + std::string(htpArchName(v.minArch)) + "+)";
+  }
+  d.hint = "variants of " + rule.id + ": " + names;
+  out_.push_back(std::move(d));
+}
+
+void NodeValidator::emitGate(const Node& node, const Rule& rule, const Variant& gated) {
+  Diagnostic d = base(node, rule, DiagCode::kArchGate, Severity::kError);
+  d.variant = gated.name;
+  d.mark = gated.mark;
+  explainGate(rule, gated, soc_, d);
+  // Name the port that needs the gated variant: the first one whose datatype no
+  // available variant accepts, else the first one the nearest available variant rejects.
+  for (const BoundTensor& b : bound_) {
+    bool accepted = false;
+    for (const Variant& v : rule.variants)
+      if (v.minArch <= soc_.htpArch && v.ports[b.port].datatypes.contains(b.type.datatype)) accepted = true;
+    if (!accepted) {
+      d.port = label(rule, b);
+      break;
+    }
+  }
+  if (d.port.empty()) {
+    for (const Variant& v : rule.variants) {
+      if (v.minArch > soc_.htpArch || !matches(v)) continue;
+      std::vector<Violation> tmp;
+      check(v, tmp);
+      if (!tmp.empty()) {
+        d.port = label(rule, bound_[tmp.front().bound]);
+        break;
+      }
+    }
+  }
+  out_.push_back(std::move(d));
+}
+
+void NodeValidator::emitUnverifiable(const Node& node, const Rule& rule, const Variant& v) {
+  for (const BoundTensor& b : bound_) {
+    const PortConstraint& c = v.ports[b.port];
+    for (const ConstraintKind* k : constraintKinds()) {
+      if (!k->unverifiable) continue;
+      Diagnostic d = base(node, rule, DiagCode::kUnverifiable, Severity::kWarning);
+      if (!k->unverifiable(rule, c, b, d)) continue;
+      d.port = label(rule, b);
+      d.variant = v.name;
+      d.mark = c.mark.known() ? c.mark : v.mark;
+      out_.push_back(std::move(d));
+    }
+  }
+}
+
+// On a backend that takes no quantized types (GPU), a quantized port is the problem itself,
+// not "no matching variant": say so per port. Returns true when it reported any.
+bool NodeValidator::reportQuantizedPorts(const Node& node, const Rule& rule) {
+  bool any = false;
+  for (const BoundTensor& b : bound_) {
+    if (!b.type.quantized) continue;
+    any = true;
+    Diagnostic d = base(node, rule, DiagCode::kNoMatchingVariant, Severity::kError);
+    d.port = label(rule, b);
+    d.mark = rule.ports[b.port].mark.known() ? rule.ports[b.port].mark : rule.mark;
+    d.message = rule.noQuantizedTypes;
+    DatatypeSet accepted;
+    for (const Variant& v : rule.variants) v.ports[b.port].datatypes.forEach([&](QnnDatatype t) { accepted.insert(t); });
+    d.expected = "an unquantized tensor (" + datatypeSetText(accepted) + ")";
+    d.actual = actualOf(b);
+    d.hint = "leave " + rule.ports[b.port].name + " unannotated (float) for this backend";
+    out_.push_back(std::move(d));
+  }
+  return any;
+}
+
+void NodeValidator::reportNoRule(const Node& node) {
+  Diagnostic d;
+  d.severity = Severity::kError;
+  d.code = DiagCode::kNoRule;
+  d.node = node.name;
+  d.op = std::string(g_.target(node));
+  d.message = "no rule covers " + d.op + ", so the node would fall back to CPU.";
+  d.actual = "no rule";
+  // An ONNX op (io/OnnxBinding.h) reaches a rule through the rule's `onnx` entries, not targets.
+  if (d.op.starts_with("onnx::")) {
+    d.expected = "a rule whose onnx entries match this " + d.op.substr(6) + " node";
+    d.hint = "add an onnx entry to the rule of the QNN op it lowers to, or a rule in an overlay directory "
+             "(QNNRULES_PATH or --rules DIR)";
+  } else {
+    d.expected = "a rule whose targets include " + d.op;
+    d.hint = "add a rule for it in an overlay directory (QNNRULES_PATH or --rules DIR)";
+  }
+  out_.push_back(std::move(d));
+}
+
+}  // namespace qnnrules

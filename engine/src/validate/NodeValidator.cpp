@@ -1,0 +1,167 @@
+#include "NodeValidator.h"
+
+#include <cctype>
+
+namespace qnnrules {
+
+NodeValidator::NodeValidator(const Graph& g, const SocInfo& soc, const ValidateOptions& opt,
+                             const std::string& backend, DiagnosticList& out)
+    : g_(g), soc_(soc), opt_(opt), out_(out), roots_(g) {
+  unsupportedPrefix_ = "not supported by QNN ";
+  for (char c : backend) unsupportedPrefix_ += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  unsupportedPrefix_ += ": ";
+}
+
+bool NodeValidator::bind(const Node& node, const Rule& rule) {
+  bound_.clear();
+  for (int p = 0; p < static_cast<int>(rule.ports.size()); ++p) {
+    const PortDecl& decl = rule.ports[p];
+    size_t before = bound_.size();
+    if (decl.isInput) {
+      for (size_t a = decl.index; a < node.args.size(); ++a) {
+        const Argument& arg = node.args[a];
+        auto add = [&](const Argument& t, int listIndex) {
+          BoundTensor b;
+          b.port = p;
+          b.listIndex = listIndex;
+          b.position = static_cast<int>(a);
+          b.spec = t.qspec ? &*t.qspec : nullptr;
+          const Node& producer = g_.node(t.tensor.node);
+          ScalarType dt = t.tensor.output < producer.outputs.size() ? producer.outputs[t.tensor.output].dtype
+                                                                     : ScalarType::kFloat32;
+          b.type = portTypeOf(dt);
+          bound_.push_back(b);
+        };
+        if (arg.kind == Argument::Kind::kTensor) add(arg, -1);
+        if (arg.kind == Argument::Kind::kList)
+          for (size_t j = 0; j < arg.list.size(); ++j)
+            if (arg.list[j].kind == Argument::Kind::kTensor) add(arg.list[j], static_cast<int>(j));
+        if (!decl.variadic) break;
+      }
+    } else {
+      for (size_t o = decl.index; o < node.outputs.size(); ++o) {
+        BoundTensor b;
+        b.port = p;
+        b.position = static_cast<int>(o);
+        b.spec = node.outputs[o].qspec ? &*node.outputs[o].qspec : nullptr;
+        b.type = portTypeOf(node.outputs[o].dtype);
+        bound_.push_back(b);
+        if (!decl.variadic) break;
+      }
+    }
+    if (bound_.size() == before && !decl.optional) {
+      emitMissingPort(node, rule, decl);
+      return false;
+    }
+  }
+  // Resolve shared references, derive what QNN will see on each port, and compute the
+  // encoding facts once per tensor (not once per variant the checks below try).
+  bool ok = true;
+  for (BoundTensor& b : bound_) {
+    b.resolved = roots_.resolve(b.spec);
+    if (b.resolved.how == Resolution::kConcrete) {
+      b.type = portTypeOf(*b.resolved.root);
+      computeFacts(b);
+    } else if (b.resolved.how == Resolution::kCycle || b.resolved.how == Resolution::kUnresolved) {
+      emitUnresolved(node, rule, b);
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+bool NodeValidator::matches(const Variant& v) const {
+  for (const BoundTensor& b : bound_)
+    if (!v.ports[b.port].datatypes.contains(b.type.datatype)) return false;
+  return true;
+}
+
+void NodeValidator::check(const Variant& v, std::vector<Violation>& out) const {
+  out.clear();
+  const ConstraintCheck env{bound_, opt_.scaleRelTolerance};
+  for (int i = 0; i < static_cast<int>(bound_.size()); ++i) {
+    const PortConstraint& c = v.ports[bound_[i].port];
+    for (const ConstraintKind* k : constraintKinds())
+      if (k->violated && k->violated(c, bound_[i], env)) out.push_back({k, i, &c});
+  }
+}
+
+void NodeValidator::run(const Node& node, const Rule& rule) {
+  if (rule.kind == RuleKind::kStructural) return;
+  if (rule.kind == RuleKind::kUnsupported) {
+    emitUnsupported(node, rule);
+    return;
+  }
+  if (!bind(node, rule)) return;
+  if (!rule.noQuantizedTypes.empty() && reportQuantizedPorts(node, rule)) return;
+
+  // Every variant whose datatypes match is evaluated; the node is valid when an available
+  // one passes. A gated variant that passes means the only problem is the SoC.
+  const Variant* bestVariant = nullptr;
+  const Variant* passingGated = nullptr;
+  const Variant* passing = nullptr;
+  bool bestAvailable = false;
+  int bestRank = 0;
+  bool anyMatch = false;
+  for (const Variant& v : rule.variants) {
+    if (!matches(v)) continue;
+    anyMatch = true;
+    check(v, violations_);
+    bool available = v.minArch <= soc_.htpArch;
+    if (violations_.empty()) {
+      if (available) {
+        passing = &v;
+        break;
+      }
+      if (!passingGated) passingGated = &v;
+      continue;
+    }
+    const int rank = tieRank(violations_);
+    bool better = !bestVariant || (available && !bestAvailable) ||
+                  (available == bestAvailable &&
+                   (violations_.size() < best_.size() || (violations_.size() == best_.size() && rank < bestRank)));
+    if (better) {
+      bestVariant = &v;
+      bestAvailable = available;
+      bestRank = rank;
+      best_.swap(violations_);
+    }
+  }
+  if (passing) {
+    emitUnverifiable(node, rule, *passing);
+  } else if (passingGated) {
+    emitGate(node, rule, *passingGated);
+  } else if (bestVariant) {
+    if (!bestAvailable) emitGate(node, rule, *bestVariant);
+    for (const Violation& viol : best_) emitViolation(node, rule, *bestVariant, viol);
+  } else if (!anyMatch) {
+    emitNoVariant(node, rule);
+  }
+}
+
+// Among variants with as many violations, the nearest is the one whose violations are the
+// smallest fix: a per-tensor vs per-channel encoding (1) before a bit width (2) before an
+// encoding of another family (3: plain vs BW_* vs block-wise), so a per-tensor 2-bit weight
+// is told to go per-channel rather than to use 8 bits.
+int NodeValidator::tieRank(const std::vector<Violation>& vs) const {
+  auto family = [](Encoding e) {
+    return e == Encoding::kBlockwiseExpansion ? 2 : (e == Encoding::kBwScaleOffset || e == Encoding::kBwAxisScaleOffset) ? 1 : 0;
+  };
+  int rank = 0;
+  for (const Violation& v : vs) {
+    if (v.kind->code == DiagCode::kBitwidth) {
+      rank += 2;
+    } else if (v.kind->code == DiagCode::kEncoding && bound_[v.bound].type.encoding) {
+      const int f = family(*bound_[v.bound].type.encoding);
+      bool sameFamily = false;
+      for (int e = 0; e < static_cast<int>(Encoding::kCount); ++e)
+        sameFamily |= v.constraint->encodings.contains(static_cast<Encoding>(e)) && family(static_cast<Encoding>(e)) == f;
+      rank += sameFamily ? 1 : 3;
+    } else {
+      rank += 1;
+    }
+  }
+  return rank;
+}
+
+}  // namespace qnnrules

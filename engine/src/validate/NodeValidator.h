@@ -1,0 +1,61 @@
+// Validates one node against its rule: binds the node's tensors to the rule's ports, selects
+// the variants whose datatypes match, checks each with the constraint kinds
+// (constraints/ConstraintKind.h) and reports the outcome. Internal to validate/.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "BoundTensor.h"
+#include "SharedRoots.h"
+#include "constraints/ConstraintKind.h"
+#include "qnnrules/validate/Validator.h"
+
+namespace qnnrules {
+
+// One failed constraint of a variant on one bound tensor.
+struct Violation {
+  const ConstraintKind* kind;
+  int bound;  // index into the node's bound tensors
+  const PortConstraint* constraint;
+};
+
+class NodeValidator {
+ public:
+  NodeValidator(const Graph& g, const SocInfo& soc, const ValidateOptions& opt, const std::string& backend,
+                DiagnosticList& out);
+
+  void run(const Node& node, const Rule& rule);
+  void reportNoRule(const Node& node);
+
+ private:
+  bool bind(const Node& node, const Rule& rule);
+  bool matches(const Variant& v) const;
+  void check(const Variant& v, std::vector<Violation>& out) const;
+  int tieRank(const std::vector<Violation>& vs) const;
+
+  // Diagnostics (NodeDiagnostics.cpp).
+  Diagnostic base(const Node& node, const Rule& rule, DiagCode code, Severity sev) const;
+  std::string label(const Rule& rule, const BoundTensor& b) const;
+  void emitUnsupported(const Node& node, const Rule& rule);
+  void emitMissingPort(const Node& node, const Rule& rule, const PortDecl& decl);
+  void emitUnresolved(const Node& node, const Rule& rule, const BoundTensor& b);
+  void emitViolation(const Node& node, const Rule& rule, const Variant& v, const Violation& viol);
+  void emitNoVariant(const Node& node, const Rule& rule);
+  void emitGate(const Node& node, const Rule& rule, const Variant& gated);
+  void emitUnverifiable(const Node& node, const Rule& rule, const Variant& v);
+  bool reportQuantizedPorts(const Node& node, const Rule& rule);
+
+  const Graph& g_;
+  const SocInfo& soc_;
+  const ValidateOptions& opt_;
+  DiagnosticList& out_;
+  std::string unsupportedPrefix_;  // "not supported by QNN HTP: ", built once
+  SharedRoots roots_;
+  // Scratch reused across nodes: the per-node path allocates only when a node has more
+  // ports than any node before it.
+  std::vector<BoundTensor> bound_;
+  std::vector<Violation> violations_, best_;
+};
+
+}  // namespace qnnrules

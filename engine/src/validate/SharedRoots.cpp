@@ -1,0 +1,62 @@
+#include "SharedRoots.h"
+
+namespace qnnrules {
+
+const QuantSpec* SharedRoots::edgeSpec(const SharedRef& ref) const {
+  const Node& consumer = g_.node(ref.consumer);
+  const Argument* found = nullptr;
+  auto visit = [&](const Argument& a) {
+    if (!found && a.kind == Argument::Kind::kTensor && a.tensor.node == ref.node) found = &a;
+  };
+  for (const Argument& a : consumer.args) {
+    visit(a);
+    if (a.kind == Argument::Kind::kList)
+      for (const Argument& e : a.list) visit(e);
+  }
+  if (found && found->qspec) return &*found->qspec;
+  // No annotation on the edge: the producer's output encoding flows through.
+  const Node& producer = g_.node(ref.node);
+  uint32_t out = found ? found->tensor.output : ref.output;
+  if (out < producer.outputs.size() && producer.outputs[out].qspec) return &*producer.outputs[out].qspec;
+  return nullptr;
+}
+
+Resolved SharedRoots::resolve(const QuantSpec* spec) {
+  if (!spec) return {Resolution::kUnannotated, nullptr};
+  path_.clear();
+  Resolved result;
+  const QuantSpec* cur = spec;
+  while (true) {
+    if (auto it = memo_.find(cur); it != memo_.end()) {
+      if (it->second.how == Resolution::kUnannotated && it->second.root == cur) {
+        result = {Resolution::kCycle, nullptr};  // in-progress marker reached again
+      } else {
+        result = it->second;
+      }
+      break;
+    }
+    if (!cur->isShared()) {
+      result = {Resolution::kConcrete, cur};
+      break;
+    }
+    memo_[cur] = {Resolution::kUnannotated, cur};  // mark in progress
+    path_.push_back(cur);
+    const SharedRef& ref = *cur->sharedWith;
+    const QuantSpec* next = nullptr;
+    if (ref.kind == SharedRef::Kind::kNodeOutput) {
+      const Node& n = g_.node(ref.node);
+      if (ref.output < n.outputs.size() && n.outputs[ref.output].qspec) next = &*n.outputs[ref.output].qspec;
+    } else {
+      next = edgeSpec(ref);
+    }
+    if (!next) {
+      result = {Resolution::kUnresolved, nullptr};
+      break;
+    }
+    cur = next;
+  }
+  for (const QuantSpec* p : path_) memo_[p] = result;
+  return result;
+}
+
+}  // namespace qnnrules

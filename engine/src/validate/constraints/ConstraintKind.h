@@ -1,0 +1,96 @@
+// One constraint kind (dtype, encoding, bit width, symmetric, axis, fixed scale/offset,
+// shared) is one unit: its YAML key and parser, its check, its sentence and diagnostic, and
+// its column in the supported-ops docs live together in constraints/<Kind>.cpp, which
+// fills one ConstraintKind. The loader, the validator and the docs walk the table
+// (constraintKinds()) instead of naming kinds, so adding a kind is one file, a line in the
+// table (ConstraintKinds.cpp), its PortConstraint field and its tests. See
+// docs/adding-a-constraint-kind.md.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "../BoundTensor.h"
+#include "../../rules/StrictYaml.h"
+#include "qnnrules/report/Diagnostic.h"
+#include "qnnrules/rules/BackendManifest.h"
+#include "qnnrules/rules/Rule.h"
+
+namespace qnnrules {
+
+// What a kind's parser reads against: the strict reader (errors with file:line:column), the
+// rule whose ports may be named, the backend manifest (may be null) and the port's own key.
+struct ConstraintParse {
+  strictyaml::StrictYamlReader& reader;
+  const Rule& rule;
+  const BackendManifest* manifest;
+  std::string_view portKey;
+};
+
+// What a kind's check sees besides its own tensor: every tensor bound to the node (for
+// constraints between ports) and the tolerances of the run.
+struct ConstraintCheck {
+  std::span<const BoundTensor> bound;
+  double scaleRelTolerance = 1e-5;
+};
+
+struct ConstraintKind {
+  std::string_view key;  // the YAML key in a variant's port constraint ("bitwidth")
+  DiagCode code;         // what a violation reports (unused for dtype: datatypes select variants)
+
+  // Reads the key's value into `c`; errors go to the reader. `what` is "'key' of port ...".
+  void (*parse)(const ConstraintParse& p, const strictyaml::Entry& e, const std::string& what, PortConstraint& c);
+
+  // True when `t` breaks the constraint of `c`. Null for kinds that select variants
+  // instead of failing them (dtype). Runs per node and variant: facts that cost more than a
+  // comparison are computed once per tensor in BoundTensor, not here.
+  bool (*violated)(const PortConstraint& c, const BoundTensor& t, const ConstraintCheck& env);
+
+  // Fills message, expected, actual and hint of a violation diagnostic.
+  void (*explain)(const Rule& rule, const Variant& v, const PortConstraint& c, const BoundTensor& t, Diagnostic& d);
+
+  // The kind's part of the docs' one-line port summary ("symmetric", "axis 0"), or "" when
+  // the constraint does not use the kind.
+  std::string (*summary)(const Rule& rule, const PortConstraint& c);
+
+  // The sentence the docs list under a rule's table (the text a violation reports), or "".
+  // Null for kinds the table's cells say all there is about (dtype, encoding, bit width).
+  std::string (*docNote)(const Rule& rule, const Variant& v, int port, const PortConstraint& c);
+
+  // Optional: a warning for a constraint of a passing variant that could not be evaluated
+  // (a fixed scale and no calibrated scale yet). Returns false when there is nothing to say.
+  bool (*unverifiable)(const Rule& rule, const PortConstraint& c, const BoundTensor& t, Diagnostic& d) = nullptr;
+
+  bool required = false;  // the key must be given on every port constraint
+};
+
+// Reports the values of `used` that the backend's manifest does not list in `backend`.
+void reportOutsideBackend(const ConstraintParse& p, const YAML::Node& at, const std::string& what,
+                          std::string_view kindName, const std::string& bad, const std::string& allowed);
+
+template <typename E, typename Name>
+void checkInsideBackend(const ConstraintParse& p, EnumSet<E> used, EnumSet<E> backend, const YAML::Node& at,
+                        const std::string& what, std::string_view kindName, Name name) {
+  std::string bad, allowed;
+  used.forEach([&](E x) {
+    if (!backend.contains(x)) bad += (bad.empty() ? "" : ", ") + std::string(name(x));
+  });
+  if (bad.empty()) return;
+  backend.forEach([&](E x) { allowed += (allowed.empty() ? "" : ", ") + std::string(name(x)); });
+  reportOutsideBackend(p, at, what, kindName, bad, allowed);
+}
+
+// Every kind, in the order the validator checks them and the docs summarize them.
+std::span<const ConstraintKind* const> constraintKinds();
+
+// The kind of a YAML key, or null.
+const ConstraintKind* findConstraintKind(std::string_view key);
+
+// Helpers the kinds share.
+std::string portName(const Rule& rule, const BoundTensor& t);
+std::string describeSpec(const QuantSpec& s);  // "int8 -127..127 per_channel_symmetric axis 0"
+std::string actualOf(const BoundTensor& t);    // "SFIXED_POINT_8 AXIS_SCALE_OFFSET (int8 ...)"
+std::string formatDouble(double v);            // %.9g
+
+}  // namespace qnnrules

@@ -1,0 +1,65 @@
+// The table of constraint kinds and the helpers their diagnostics share.
+#include "ConstraintKind.h"
+
+#include <array>
+#include <cstdio>
+
+#include "ConstraintKindsList.h"
+
+namespace qnnrules {
+
+std::span<const ConstraintKind* const> constraintKinds() {
+  // Check order: a node's violations are reported in this order, and the docs summarize a
+  // port constraint in it.
+  static const std::array<const ConstraintKind*, 8> kinds = {
+      &kDtypeConstraint,     &kEncodingConstraint, &kBitwidthConstraint,    &kSymmetricConstraint,
+      &kAxisConstraint,      &kScaleConstraint,    &kOffsetConstraint,      &kSharedConstraint,
+  };
+  return kinds;
+}
+
+const ConstraintKind* findConstraintKind(std::string_view key) {
+  for (const ConstraintKind* k : constraintKinds())
+    if (k->key == key) return k;
+  return nullptr;
+}
+
+std::string formatDouble(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+std::string describeSpec(const QuantSpec& s) {
+  std::string out = std::string(scalarTypeName(s.dtype));
+  if (s.quantMin && s.quantMax)
+    out += " " + std::to_string(*s.quantMin) + ".." + std::to_string(*s.quantMax);
+  out += " " + std::string(qschemeName(s.qscheme));
+  if (isPerChannel(s.qscheme)) out += " axis " + std::to_string(s.chAxis.value_or(0));
+  if (!s.blockSize.empty()) {
+    out += " block_size [";
+    for (size_t i = 0; i < s.blockSize.size(); ++i) out += (i ? ", " : "") + std::to_string(s.blockSize[i]);
+    out += "]";
+  }
+  return out;
+}
+
+std::string actualOf(const BoundTensor& t) {
+  std::string s = std::string(datatypeName(t.type.datatype));
+  if (t.type.encoding) s += " " + std::string(encodingName(*t.type.encoding));
+  if (t.root()) s += " (" + describeSpec(*t.root()) + ")";
+  else if (!t.type.quantized) s += " (not annotated)";
+  return s;
+}
+
+std::string portName(const Rule& rule, const BoundTensor& t) { return rule.ports[t.port].name; }
+
+void reportOutsideBackend(const ConstraintParse& p, const YAML::Node& at, const std::string& what,
+                          std::string_view kindName, const std::string& bad, const std::string& allowed) {
+  p.reader.error(DiagCode::kInvalidValue, p.reader.mark(at),
+                 what + " names " + std::string(kindName) + " " + bad + ", which backend " + p.manifest->backend +
+                     " does not have (see its backend.yaml)",
+                 "one of: " + allowed, bad);
+}
+
+}  // namespace qnnrules

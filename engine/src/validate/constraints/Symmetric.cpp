@@ -1,0 +1,51 @@
+// symmetric: the port must be symmetrically quantized, i.e. a symmetric qscheme whose zero
+// points are all the datatype's symmetric one (0 for SFIXED, 2^(n-1) for UFIXED). Whether a
+// tensor is, is a fact computed once when it is bound (BoundTensor::symmetric).
+#include "ConstraintKindsList.h"
+
+namespace qnnrules {
+namespace {
+
+void parse(const ConstraintParse& p, const strictyaml::Entry& e, const std::string& what, PortConstraint& c) {
+  if (auto b = p.reader.boolean(e.value, what)) c.symmetric = *b;
+}
+
+bool violated(const PortConstraint& c, const BoundTensor& t, const ConstraintCheck&) {
+  return c.symmetric.value_or(false) && t.root() && !t.symmetric;
+}
+
+std::string sentence(const Rule& r, int port) {
+  return r.ports[port].name + " must be symmetrically quantized (offset 0 for SFIXED, -2^(n-1) for UFIXED).";
+}
+
+void explain(const Rule& r, const Variant&, const PortConstraint&, const BoundTensor& t, Diagnostic& d) {
+  const QuantSpec* s = t.root();
+  d.message = sentence(r, t.port);
+  d.expected = "per_tensor_symmetric or per_channel_symmetric, QNN offset " +
+               std::to_string(symmetricOffset(t.type.datatype));
+  d.actual = s ? describeSpec(*s) : "";
+  if (s && !s->zeroPoints.empty()) d.actual += ", zero_point " + std::to_string(s->zeroPoints[0]);
+  d.hint = "quantize " + portName(r, t) + " with a symmetric qscheme";
+}
+
+std::string summary(const Rule&, const PortConstraint& c) {
+  return c.symmetric.value_or(false) ? "symmetric" : "";
+}
+
+std::string docNote(const Rule& r, const Variant&, int port, const PortConstraint& c) {
+  return c.symmetric.value_or(false) ? sentence(r, port) : "";
+}
+
+}  // namespace
+
+const ConstraintKind kSymmetricConstraint = {
+    .key = "symmetric",
+    .code = DiagCode::kSymmetric,
+    .parse = parse,
+    .violated = violated,
+    .explain = explain,
+    .summary = summary,
+    .docNote = docNote,
+};
+
+}  // namespace qnnrules
