@@ -254,5 +254,44 @@ TEST(GraphReader, ParseErrorsNameLineAndColumn) {
   EXPECT_NE(r.status.message().find("g.json:4:"), std::string::npos) << r.status.message();
 }
 
+// Numbers beyond double are malformed JSON with a position, from either parser, never an
+// exception out of the library (nlohmann raises them as out_of_range, not parse_error).
+TEST(GraphReader, NumbersBeyondDoubleAreParseErrorsWithAPosition) {
+  struct Case {
+    std::string text;
+    const char* where;
+  };
+  for (const Case& c : {Case{"1e881", "g.json:1:1: malformed JSON: number overflow parsing '1e881'"},
+                        Case{graph(R"({"name": "x", "kind": "input",
+  "outputs": [{"dtype": "float32", "shape": [1e400]}]})"),
+                             "g.json:2:46: malformed JSON: number overflow parsing '1e400'"},
+                        Case{"-1e400", "g.json:1:1: malformed JSON: number overflow parsing '-1e400'"}}) {
+    for (JsonParser parser : {JsonParser::kSimdjson, JsonParser::kNlohmann}) {
+      SCOPED_TRACE(c.text + (parser == JsonParser::kSimdjson ? " simdjson" : " nlohmann"));
+      GraphReadResult r;
+      ASSERT_NO_THROW(r = read(c.text, parser));
+      EXPECT_EQ(r.status.code(), StatusCode::kParseError);
+      EXPECT_EQ(r.status.message(), c.where);
+    }
+  }
+}
+
+// Duplicate keys are found however wide the object: a kwargs object with 40k keys and two
+// duplicates names both, and the check past the first keys is a hash lookup, not a scan.
+TEST(GraphReader, DuplicateKeysInAWideObjectAreAllReported) {
+  std::string kwargs;
+  for (int i = 0; i < 40000; ++i) kwargs += "\"k" + std::to_string(i) + "\": " + std::to_string(i) + ", ";
+  kwargs += R"("k7": 0, "k39999": 1)";
+  GraphReadResult r = read(graph(std::string(kInput) +
+                                 R"(, {"name": "r", "kind": "call", "target": "aten.relu.default",
+                                 "args": [{"ref": "x"}], "kwargs": {)" + kwargs + "}}"));
+  ASSERT_EQ(r.status.code(), StatusCode::kSchemaError);
+  ASSERT_EQ(r.errors.size(), 2u) << errorsText(r);
+  EXPECT_EQ(r.errors[0].message, "duplicate key 'k7'");
+  EXPECT_EQ(r.errors[0].port, "/nodes/1/kwargs/k7");
+  EXPECT_EQ(r.errors[1].message, "duplicate key 'k39999'");
+  EXPECT_EQ(r.errors[1].port, "/nodes/1/kwargs/k39999");
+}
+
 }  // namespace
 }  // namespace qnnrules

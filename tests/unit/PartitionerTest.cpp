@@ -162,6 +162,30 @@ TEST(Partitioner, LongerCycleThroughTwoCpuNodesIsSplitToo) {
   EXPECT_EQ(members(r), (Names{{"a"}, {"r"}, {"d"}}));
 }
 
+// Every other node on CPU: each delegated node is its own partition, none may join an earlier
+// one (each earlier partition reaches it through a CPU node). The partitioner forgets
+// partitions once no edge leaves them unprocessed, which must not change this split.
+TEST(Partitioner, AlternatingChainIsOnePartitionPerDelegatedNode) {
+  std::vector<std::string> targets;
+  for (int i = 0; i < 400; ++i) targets.push_back(i % 2 == 0 ? kRelu : kNonzero);
+  Partitioned r = partition(GraphBuilder::chain(targets));
+  ASSERT_EQ(r.report.partitions.size(), 200u);
+  for (size_t p = 0; p < r.report.partitions.size(); ++p)
+    EXPECT_EQ(members(r)[p], std::vector<std::string>{"n" + std::to_string(2 * p)});
+  EXPECT_EQ(r.report.fallbacks.size(), 200u);
+}
+
+// Two delegated runs around a CPU node, then a node reading both the run before the CPU node
+// and the run after it: it may join only the later run (the earlier reaches it through CPU).
+TEST(Partitioner, ANodeJoinsOnlyTheRunsThatDoNotReachItThroughCpu) {
+  GraphBuilder g;
+  g.input("x").op("a", kRelu, {"x"}).op("a2", kRelu, {"a"}).op("c", kNonzero, {"a2"}).op("b", kRelu, {"c"});
+  g.op("d", kRelu, {"x"}).op("s", "aten.add.Tensor", {"b", "d"}).op("t", "aten.add.Tensor", {"a", "s"});
+  g.output({"t"});
+  Partitioned r = partition(g);
+  EXPECT_EQ(members(r), (Names{{"a", "a2"}, {"b", "d", "s", "t"}}));
+}
+
 TEST(Partitioner, DisconnectedBranchesAreSeparatePartitions) {
   GraphBuilder g;
   g.input("x").op("a", kRelu, {"x"}).op("b", kRelu, {"x"}).output({"a", "b"});

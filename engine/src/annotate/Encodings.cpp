@@ -35,7 +35,7 @@ class Encoder {
   void run();
 
  private:
-  const QuantSpec* edgeSpec(uint32_t producer, uint32_t consumer) const;
+  const QuantSpec* edgeSpec(const SharedRef& edge) const;
   const QuantSpec* resolve(const QuantSpec* s) const;
   void unite(Range& into, const TensorStats& s) const;
   bool observe(const QuantSpec& spec, const Range& range, TensorEncoding& e, std::string& why) const;
@@ -51,18 +51,10 @@ class Encoder {
   EncodingsResult& r_;
 };
 
-const QuantSpec* Encoder::edgeSpec(uint32_t producer, uint32_t consumer) const {
-  const Node& c = g_.node(consumer);
-  const Argument* found = nullptr;
-  auto visit = [&](const Argument& a) {
-    if (!found && a.kind == Argument::Kind::kTensor && a.tensor.node == producer) found = &a;
-  };
-  for (const Argument& a : c.args) {
-    visit(a);
-    for (const Argument& e : a.list) visit(e);
-  }
+const QuantSpec* Encoder::edgeSpec(const SharedRef& edge) const {
+  const Argument* found = edgeArgument(g_, edge);
   if (found && found->qspec) return &*found->qspec;
-  const Node& p = g_.node(producer);
+  const Node& p = g_.node(edge.node);
   uint32_t out = found ? found->tensor.output : 0;
   return out < p.outputs.size() && p.outputs[out].qspec ? &*p.outputs[out].qspec : nullptr;
 }
@@ -76,7 +68,7 @@ const QuantSpec* Encoder::resolve(const QuantSpec* s) const {
       const Node& n = g_.node(ref.node);
       s = ref.output < n.outputs.size() && n.outputs[ref.output].qspec ? &*n.outputs[ref.output].qspec : nullptr;
     } else {
-      s = edgeSpec(ref.node, ref.consumer);
+      s = edgeSpec(ref);
     }
   }
   return s;
@@ -268,7 +260,7 @@ void Encoder::run() {
         spec = resolve(&*n.outputs[decl.index].qspec);
       else if (decl.isInput && !decl.variadic && static_cast<size_t>(decl.index) < n.args.size() &&
                n.args[decl.index].kind == Argument::Kind::kTensor)
-        spec = resolve(edgeSpec(n.args[decl.index].tensor.node, i));
+        spec = resolve(edgeSpec(SharedRef{SharedRef::Kind::kEdge, n.args[decl.index].tensor.node, 0, i}));
       if (!spec || isFloatType(spec->dtype) || !spec->scales.empty()) continue;
       const QnnDatatype dt = portTypeOf(*spec).datatype;
       for (const Variant& v : rule->variants)

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
+#include "qnnrules/report/JsonWriter.h"
 
 namespace qnnrules {
 
@@ -89,56 +89,75 @@ std::string formatDelegationText(const Graph& graph, const DelegationReport& r) 
   return s;
 }
 
-std::string formatDelegationJson(const Graph& graph, const DelegationReport& r) {
-  using json = nlohmann::json;
-  json partitions = json::array();
-  for (size_t i = 0; i < r.partitions.size(); ++i) {
-    json names = json::array();
-    for (uint32_t n : r.partitions[i].nodes) names.push_back(graph.node(n).name);
-    partitions.push_back({{"id", i}, {"compute_nodes", r.partitions[i].computeNodes}, {"nodes", std::move(names)}});
+// Keys in sorted order, as the nlohmann DOM this replaces printed them (golden outputs).
+std::string formatDelegationJson(const Graph& graph, const DelegationReport& r, int level) {
+  std::string s;
+  JsonWriter w(s, /*indent=*/2, level);
+  auto names = [&](std::string_view key, const std::vector<uint32_t>& nodes) {
+    w.key(key);
+    w.beginArray();
+    for (uint32_t n : nodes) w.value(graph.node(n).name);
+    w.endArray();
+  };
+  w.beginObject();
+  w.field("backend", r.backend);
+  w.field("compute_nodes", r.computeNodes);
+  names("constant_nodes", r.constantNodes);
+  w.field("cpu_compute_nodes", r.computeNodes - r.delegatedComputeNodes);
+  w.key("cpu_conversions");
+  w.beginArray();
+  for (const auto& [node, what] : r.cpuConversions) {
+    w.beginObject();
+    w.field("message", what);
+    w.field("node", graph.node(node).name);
+    w.endObject();
   }
-  json fallbacks = json::array();
+  w.endArray();
+  names("dead_nodes", r.deadNodes);
+  w.field("delegated_compute_nodes", r.delegatedComputeNodes);
+  w.key("fallbacks");
+  w.beginArray();
   for (const Fallback& f : r.fallbacks) {
     const Node& n = graph.node(f.node);
-    json loc = nullptr;
-    if (f.mark.known()) loc = {{"file", *f.mark.file}, {"line", f.mark.line}, {"column", f.mark.column}};
-    fallbacks.push_back({{"node", n.name},
-                         {"op", graph.target(n)},
-                         {"reason", fallbackReasonName(f.reason)},
-                         {"code", f.code ? json(diagCodeName(*f.code)) : json(nullptr)},
-                         {"message", f.message},
-                         {"rule", f.ruleId},
-                         {"location", loc},
-                         {"hint", f.hint}});
+    w.beginObject();
+    w.key("code");
+    if (f.code) w.value(diagCodeName(*f.code));
+    else w.null();
+    w.field("hint", f.hint);
+    writeJsonLocation(w, "location", f.mark);
+    w.field("message", f.message);
+    w.field("node", n.name);
+    w.field("op", graph.target(n));
+    w.field("reason", fallbackReasonName(f.reason));
+    w.field("rule", f.ruleId);
+    w.endObject();
   }
-  json conversions = json::array();
-  for (const auto& [node, what] : r.cpuConversions)
-    conversions.push_back({{"node", graph.node(node).name}, {"message", what}});
-  json offenders = json::array();
-  for (uint32_t n : r.fullDelegationOffenders) offenders.push_back(graph.node(n).name);
-  auto names = [&](const std::vector<uint32_t>& nodes) {
-    json a = json::array();
-    for (uint32_t n : nodes) a.push_back(graph.node(n).name);
-    return a;
-  };
-  json j = {
-      {"backend", r.backend},
-      {"strict", r.strict},
-      {"compute_nodes", r.computeNodes},
-      {"delegated_compute_nodes", r.delegatedComputeNodes},
-      {"cpu_compute_nodes", r.computeNodes - r.delegatedComputeNodes},
-      {"invalid_delegated_nodes", r.invalidDelegatedNodes},
-      {"partition_count", r.partitions.size()},
-      {"partitions", std::move(partitions)},
-      {"fallbacks", std::move(fallbacks)},
-      {"cpu_conversions", std::move(conversions)},
-      {"dead_nodes", names(r.deadNodes)},
-      {"constant_nodes", names(r.constantNodes)},
-      {"full_delegation",
-       {{"required", r.fullDelegationRequired}, {"ok", r.ok()}, {"problems", r.fullDelegationProblems},
-        {"offenders", std::move(offenders)}}},
-  };
-  return j.dump(2, ' ', false, json::error_handler_t::replace);
+  w.endArray();
+  w.key("full_delegation");
+  w.beginObject();
+  names("offenders", r.fullDelegationOffenders);
+  w.field("ok", r.ok());
+  w.key("problems");
+  w.beginArray();
+  for (const std::string& p : r.fullDelegationProblems) w.value(p);
+  w.endArray();
+  w.field("required", r.fullDelegationRequired);
+  w.endObject();
+  w.field("invalid_delegated_nodes", r.invalidDelegatedNodes);
+  w.field("partition_count", r.partitions.size());
+  w.key("partitions");
+  w.beginArray();
+  for (size_t i = 0; i < r.partitions.size(); ++i) {
+    w.beginObject();
+    w.field("compute_nodes", r.partitions[i].computeNodes);
+    w.field("id", i);
+    names("nodes", r.partitions[i].nodes);
+    w.endObject();
+  }
+  w.endArray();
+  w.field("strict", r.strict);
+  w.endObject();
+  return s;
 }
 
 }  // namespace qnnrules

@@ -38,6 +38,14 @@ bool anyVariantAvailable(const Rule& rule, const SocInfo& soc) {
 // (`reach_[P]`, the union of `through_` over P's members). Sets hold partition ids that may
 // since have merged, so they are read through find(). A node's set is freed once all its
 // users are processed, so memory follows the graph's width, not its length.
+//
+// Linear time: only partitions that can still take a node matter to these sets, and a
+// partition can take a node only while some edge out of it is unprocessed (`open_`). Closed
+// partitions are dropped whenever a set is normalized, so a long chain of alternating
+// CPU/delegated nodes carries O(1) ids per set instead of every partition before it. Merge
+// compatibility is checked against marks of the chosen partitions and of what reaches them,
+// not pairwise, so a 100k-way fan-in costs O(fan-in). Both give the decisions the pairwise
+// sets gave: a closed partition is never a candidate again.
 class Merger {
  public:
   explicit Merger(size_t nodes) : through_(nodes) {}
@@ -47,9 +55,10 @@ class Merger {
     return p;
   }
 
-  // v's partition, or kNoPartition if it may not start one and can join none.
+  // v's partition, or kNoPartition if it may not start one and can join none. `uses` is the
+  // number of users of v, which keep its partition open.
   uint32_t place(uint32_t v, std::span<const uint32_t> producers, const std::vector<uint32_t>& partOf,
-                 bool mayStart) {
+                 bool mayStart, uint32_t uses) {
     candidates_.clear();
     blocked_.clear();
     for (uint32_t w : producers) {
@@ -59,27 +68,32 @@ class Merger {
     normalize(candidates_);
     normalize(blocked_);
     chosen_.clear();
+    ++stamp_;
     for (uint32_t c : candidates_) {
       if (std::binary_search(blocked_.begin(), blocked_.end(), c)) continue;
-      bool compatible = true;
-      for (uint32_t x : chosen_) compatible = compatible && !reaches(x, c) && !reaches(c, x);
-      if (compatible) chosen_.push_back(c);
+      if (compatibleWithChosen(c)) choose(c);
     }
     uint32_t part;
     if (!chosen_.empty()) {
       part = chosen_[0];
       for (size_t i = 1; i < chosen_.size(); ++i) {
-        parent_[chosen_[i]] = part;
-        reach_[part].insert(reach_[part].end(), reach_[chosen_[i]].begin(), reach_[chosen_[i]].end());
-        std::vector<uint32_t>().swap(reach_[chosen_[i]]);
+        const uint32_t other = chosen_[i];
+        parent_[other] = part;
+        open_[part] += open_[other];
+        reach_[part].insert(reach_[part].end(), reach_[other].begin(), reach_[other].end());
+        std::vector<uint32_t>().swap(reach_[other]);
       }
     } else if (mayStart) {
       part = static_cast<uint32_t>(parent_.size());
       parent_.push_back(part);
       reach_.emplace_back();
+      open_.push_back(0);
+      chosenMark_.push_back(0);
+      reachedMark_.push_back(0);
     } else {
       return kNoPartition;
     }
+    open_[part] += uses;
     // Everything that reaches v from another partition: what reaches its producers, and the
     // producers' partitions other than v's own.
     std::vector<uint32_t>& t = through_[v];
@@ -105,24 +119,44 @@ class Merger {
     normalize(t);
   }
 
+  // The edge from `producer` (in partition `part`, or none) to a node has been processed.
+  void used(uint32_t part) {
+    if (part != kNoPartition) --open_[find(part)];
+  }
+
   void release(uint32_t v) { std::vector<uint32_t>().swap(through_[v]); }
 
  private:
+  bool open(uint32_t p) const { return open_[p] != 0; }
+
+  // Roots of `s`, sorted, unique, closed partitions left out.
   void normalize(std::vector<uint32_t>& s) {
     for (uint32_t& p : s) p = find(p);
+    std::erase_if(s, [&](uint32_t p) { return !open(p); });
     std::sort(s.begin(), s.end());
     s.erase(std::unique(s.begin(), s.end()), s.end());
   }
-  // Whether partition `from` reaches partition `to` through a node outside `to`.
-  bool reaches(uint32_t from, uint32_t to) {
-    for (uint32_t q : reach_[to])
-      if (find(q) == from) return true;
-    return false;
+
+  // Neither c reaches a chosen partition from outside it, nor a chosen one reaches c.
+  bool compatibleWithChosen(uint32_t c) {
+    if (reachedMark_[c] == stamp_) return false;
+    for (uint32_t q : reach_[c])
+      if (chosenMark_[find(q)] == stamp_) return false;
+    return true;
+  }
+  void choose(uint32_t c) {
+    chosen_.push_back(c);
+    chosenMark_[c] = stamp_;
+    for (uint32_t q : reach_[c]) reachedMark_[find(q)] = stamp_;
   }
 
   std::vector<std::vector<uint32_t>> through_;
   std::vector<uint32_t> parent_;
   std::vector<std::vector<uint32_t>> reach_;
+  std::vector<uint32_t> open_;  // per partition root: unprocessed edges out of its members
+  // Per partition: stamp_ when chosen for the node being placed / reached by a chosen one.
+  std::vector<uint32_t> chosenMark_, reachedMark_;
+  uint32_t stamp_ = 0;
   std::vector<uint32_t> candidates_, blocked_, chosen_;
 };
 
@@ -252,6 +286,7 @@ void Partitioner::partition() {
     const Node& node = g_.node(i);
     NodeDelegation& nd = r_.nodes[i];
     std::span<const uint32_t> producers = users_.producers(i);
+    const auto uses = static_cast<uint32_t>(users_.users(i).size());
     if (nd.role == NodeRole::kFollower && node.kind == NodeKind::kCall) {
       // Plumbing follows its producing call; fed only by inputs and parameters it waits
       // for its users instead.
@@ -262,18 +297,20 @@ void Partitioner::partition() {
       }
       if (!anyCall) {
         pending_[i] = 1;
-      } else if (anyDelegated && (partOf_[i] = m.place(i, producers, partOf_, false)) != kNoPartition) {
+      } else if (anyDelegated && (partOf_[i] = m.place(i, producers, partOf_, false, uses)) != kNoPartition) {
         nd.placement = Placement::kDelegated;
       } else {
         nd.placement = Placement::kCpu;
         nd.reason = FallbackReason::kFollowsCpu;
       }
     } else if (nd.placement == Placement::kDelegated) {
-      partOf_[i] = m.place(i, producers, partOf_, true);
+      partOf_[i] = m.place(i, producers, partOf_, true, uses);
     }
     if (partOf_[i] == kNoPartition) m.pass(i, producers, partOf_);
-    for (uint32_t w : producers)
+    for (uint32_t w : producers) {
+      m.used(partOf_[w]);
       if (--remaining[w] == 0) m.release(w);
+    }
   }
   for (uint32_t i = 0; i < n; ++i)
     if (partOf_[i] != kNoPartition) partOf_[i] = m.find(partOf_[i]);

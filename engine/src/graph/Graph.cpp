@@ -24,6 +24,44 @@ std::optional<NodeKind> parseNodeKind(std::string_view s) {
   return std::nullopt;
 }
 
+SharedRef withEdgeSlot(const Graph& graph, SharedRef ref) {
+  ref.arg = SharedRef::kUnknown;
+  ref.element = SharedRef::kWhole;
+  if (ref.consumer >= graph.nodes().size()) return ref;
+  const std::vector<Argument>& args = graph.node(ref.consumer).args;
+  auto reads = [&](const Argument& a) { return a.kind == Argument::Kind::kTensor && a.tensor.node == ref.node; };
+  for (uint32_t i = 0; i < args.size(); ++i) {
+    if (reads(args[i])) {
+      ref.arg = i;
+      return ref;
+    }
+    for (uint32_t e = 0; e < args[i].list.size(); ++e)
+      if (reads(args[i].list[e])) {
+        ref.arg = i;
+        ref.element = e;
+        return ref;
+      }
+  }
+  return ref;
+}
+
+const Argument* edgeArgument(const Graph& graph, const SharedRef& ref) {
+  if (ref.consumer >= graph.nodes().size()) return nullptr;
+  const std::vector<Argument>& args = graph.node(ref.consumer).args;
+  if (ref.arg < args.size()) {
+    const Argument& a = args[ref.arg];
+    const Argument* e = ref.element == SharedRef::kWhole ? &a
+                        : ref.element < a.list.size()    ? &a.list[ref.element]
+                                                         : nullptr;
+    if (e && e->kind == Argument::Kind::kTensor && e->tensor.node == ref.node) return e;
+  }
+  // No slot, or a stale one (arguments rewritten since it was taken): look for the edge.
+  const SharedRef found = withEdgeSlot(graph, ref);
+  if (found.arg == SharedRef::kUnknown) return nullptr;
+  const Argument& a = args[found.arg];
+  return found.element == SharedRef::kWhole ? &a : &a.list[found.element];
+}
+
 uint32_t Graph::internTarget(std::string_view target) {
   if (auto it = targetIndex_.find(target); it != targetIndex_.end()) return it->second;
   auto id = static_cast<uint32_t>(targets_.size());
@@ -67,15 +105,7 @@ Status Graph::verify() const {
     }
     if (r.consumer >= nodes_.size())
       return Status(StatusCode::kSchemaError, where + ": shared_with edge names a consumer that does not exist");
-    bool found = false;
-    auto visit = [&](const Argument& a) {
-      found = found || (a.kind == Argument::Kind::kTensor && a.tensor.node == r.node);
-    };
-    for (const Argument& a : nodes_[r.consumer].args) {
-      visit(a);
-      for (const Argument& e : a.list) visit(e);
-    }
-    if (!found)
+    if (!edgeArgument(*this, r))
       return Status(StatusCode::kSchemaError,
                     where + ": shared_with edge ['" + nodes_[r.node].name + "', '" + nodes_[r.consumer].name +
                         "'] is not an edge of the graph: '" + nodes_[r.consumer].name + "' does not use '" +

@@ -1,6 +1,5 @@
 #include "qnnrules/graph/UserIndex.h"
 
-#include <algorithm>
 
 namespace qnnrules {
 namespace {
@@ -24,11 +23,17 @@ UserIndex::UserIndex(const Graph& graph) {
   graphOutput_.assign(n, 0);
   producerOffsets_.assign(n + 1, 0);
   std::vector<uint32_t> scratch;
+  // lastUser[p] == i once p is in node i's producer list: de-duplication in O(1) per edge, so a
+  // node with 100k arguments (a wide cat, the graph outputs) costs 100k steps, not 100k^2.
+  std::vector<uint32_t> lastUser(n, UINT32_MAX);
   for (uint32_t i = 0; i < n; ++i) {
     const Node& node = graph.node(i);
     scratch.clear();
     forEachTensor(node, [&](uint32_t p) {
-      if (p < n && std::find(scratch.begin(), scratch.end(), p) == scratch.end()) scratch.push_back(p);
+      if (p < n && lastUser[p] != i) {
+        lastUser[p] = i;
+        scratch.push_back(p);
+      }
     });
     producers_.insert(producers_.end(), scratch.begin(), scratch.end());
     producerOffsets_[i + 1] = static_cast<uint32_t>(producers_.size());

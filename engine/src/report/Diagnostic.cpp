@@ -1,6 +1,6 @@
 #include "qnnrules/report/Diagnostic.h"
 
-#include <nlohmann/json.hpp>
+#include "qnnrules/report/JsonWriter.h"
 
 namespace qnnrules {
 
@@ -124,36 +124,65 @@ std::vector<DiagnosticNote> notesOf(const Diagnostic& d) {
   return notes;
 }
 
-namespace {
-nlohmann::json markJson(const SourceMark& m) {
-  if (!m.known()) return nullptr;
-  return {{"file", *m.file}, {"line", m.line}, {"column", m.column}};
+void writeJsonLocation(JsonWriter& w, std::string_view key, const SourceMark& mark) {
+  w.key(key);
+  if (!mark.known()) {
+    w.null();
+    return;
+  }
+  w.beginObject();
+  w.field("column", mark.column);
+  w.field("file", *mark.file);
+  w.field("line", mark.line);
+  w.endObject();
 }
 
-nlohmann::json toJson(const Diagnostic& d) {
-  nlohmann::json loc = markJson(d.mark);
-  nlohmann::json notes = nlohmann::json::array();
-  for (const DiagnosticNote& n : notesOf(d)) notes.push_back({{"message", n.message}, {"location", markJson(n.mark)}});
-  return {
-      {"primary", primaryLocation(d)},        {"notes", std::move(notes)},
-      {"severity", severityName(d.severity)}, {"code", diagCodeName(d.code)},
-      {"message", d.message},                 {"node", d.node},
-      {"op", d.op},                           {"port", d.port},
-      {"rule", d.ruleId},                     {"variant", d.variant},
-      {"location", loc},                      {"expected", d.expected},
-      {"actual", d.actual},                   {"hint", d.hint},
-  };
+namespace {
+
+// Keys in sorted order, as the nlohmann DOM this replaces printed them (golden outputs).
+void writeJson(JsonWriter& w, const Diagnostic& d) {
+  w.beginObject();
+  w.field("actual", d.actual);
+  w.field("code", diagCodeName(d.code));
+  w.field("expected", d.expected);
+  w.field("hint", d.hint);
+  writeJsonLocation(w, "location", d.mark);
+  w.field("message", d.message);
+  w.field("node", d.node);
+  w.key("notes");
+  w.beginArray();
+  for (const DiagnosticNote& n : notesOf(d)) {
+    w.beginObject();
+    writeJsonLocation(w, "location", n.mark);
+    w.field("message", n.message);
+    w.endObject();
+  }
+  w.endArray();
+  w.field("op", d.op);
+  w.field("port", d.port);
+  w.field("primary", primaryLocation(d));
+  w.field("rule", d.ruleId);
+  w.field("severity", severityName(d.severity));
+  w.field("variant", d.variant);
+  w.endObject();
 }
+
 }  // namespace
 
 std::string formatJson(const Diagnostic& d) {
-  return toJson(d).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string s;
+  JsonWriter w(s, /*indent=*/-1);
+  writeJson(w, d);
+  return s;
 }
 
-std::string formatJsonArray(const DiagnosticList& diags) {
-  nlohmann::json arr = nlohmann::json::array();
-  for (const Diagnostic& d : diags) arr.push_back(toJson(d));
-  return arr.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+std::string formatJsonArray(const DiagnosticList& diags, int level) {
+  std::string s;
+  JsonWriter w(s, /*indent=*/2, level);
+  w.beginArray();
+  for (const Diagnostic& d : diags) writeJson(w, d);
+  w.endArray();
+  return s;
 }
 
 }  // namespace qnnrules

@@ -3,16 +3,7 @@
 namespace qnnrules {
 
 const QuantSpec* SharedRoots::edgeSpec(const SharedRef& ref) const {
-  const Node& consumer = g_.node(ref.consumer);
-  const Argument* found = nullptr;
-  auto visit = [&](const Argument& a) {
-    if (!found && a.kind == Argument::Kind::kTensor && a.tensor.node == ref.node) found = &a;
-  };
-  for (const Argument& a : consumer.args) {
-    visit(a);
-    if (a.kind == Argument::Kind::kList)
-      for (const Argument& e : a.list) visit(e);
-  }
+  const Argument* found = edgeArgument(g_, ref);  // O(1) when the reader recorded the slot
   if (found && found->qspec) return &*found->qspec;
   // No annotation on the edge: the producer's output encoding flows through.
   const Node& producer = g_.node(ref.node);

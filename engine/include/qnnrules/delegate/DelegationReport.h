@@ -97,6 +97,6 @@ std::string delegationSummaryLine(const DelegationReport& report);
 std::string formatDelegationText(const Graph& graph, const DelegationReport& report);
 // One JSON object: counts, partitions (node names), fallbacks (node, op, reason, code, ...),
 // full_delegation {required, ok, problems, offenders}.
-std::string formatDelegationJson(const Graph& graph, const DelegationReport& report);
+std::string formatDelegationJson(const Graph& graph, const DelegationReport& report, int level = 0);
 
 }  // namespace qnnrules

@@ -78,6 +78,15 @@ struct Node {
   static constexpr uint32_t kNoTarget = UINT32_MAX;
 };
 
+class Graph;
+// The argument of an input edge named by a shared_with edge reference: the first tensor
+// argument of `ref.consumer` (positional arguments and their list elements, in order) that
+// reads `ref.node`; nullptr when there is none. O(1) when the reference carries its slot.
+const Argument* edgeArgument(const Graph& graph, const SharedRef& ref);
+// The slot edgeArgument looks for, found by scanning the consumer's arguments (kUnknown arg
+// when the edge does not exist).
+SharedRef withEdgeSlot(const Graph& graph, SharedRef ref);
+
 class Graph {
  public:
   std::string name;

@@ -37,6 +37,13 @@ struct SharedRef {
   uint32_t node = 0;
   uint32_t output = 0;
   uint32_t consumer = 0;
+  // kEdge: where the edge is among the consumer's arguments (argument index, then list element
+  // or kWhole), so looking it up costs O(1) rather than a scan of a 100k-input cat. Filled by
+  // the graph reader; left at kUnknown (graphs built in memory) the lookup scans.
+  static constexpr uint32_t kUnknown = UINT32_MAX;
+  static constexpr uint32_t kWhole = UINT32_MAX - 1;
+  uint32_t arg = kUnknown;
+  uint32_t element = kWhole;
 };
 
 struct QuantSpec {

@@ -11,6 +11,8 @@
 
 namespace qnnrules {
 
+class JsonWriter;
+
 enum class Severity : uint8_t { kNote, kWarning, kError };
 std::string_view severityName(Severity s);  // "note", "warning", "error"
 
@@ -110,6 +112,10 @@ std::string formatText(const Diagnostic& d);
 // One JSON object per diagnostic, every field present (empty strings / null line), and its
 // primary location and notes ("primary", "notes": [{"message", "location"}]).
 std::string formatJson(const Diagnostic& d);
-std::string formatJsonArray(const DiagnosticList& diags);
+// `key`: {"column", "file", "line"} of a known mark, else null (the reports' "location").
+void writeJsonLocation(JsonWriter& w, std::string_view key, const SourceMark& mark);
+// Indented two spaces per level; `level` > 0 for an array spliced into a document at that
+// depth (the CLI report).
+std::string formatJsonArray(const DiagnosticList& diags, int level = 0);
 
 }  // namespace qnnrules

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Runs the scaling series: qnn-validate on generated graphs of growing size, per shape.
+
+    benchmarks/scaling.py [--build build] [--sizes 10000 100000 1000000] [--shapes ...]
+                          [--qnn-validate PATH] [--workdir DIR] [--timeout 600]
+
+For each shape and size it generates the graph (make_stress_graph.py, make_decoder_graph.py)
+into --workdir (default: a temporary directory, so big files never land in the checkout),
+runs `qnn-validate FILE --soc SOC --format text` under /usr/bin/time -v, and the bare
+simdjson parse of the same file (build/benchmarks/parse_floor), and prints:
+
+  cpu s      user + system CPU of qnn-validate
+  us/node    CPU per node
+  x10k       CPU per node relative to the smallest size of the same shape (1.0 = linear)
+  rss MB     peak resident set size of qnn-validate
+  x parse    CPU relative to the simdjson parse of the same file
+
+--qnn-validate runs another binary on the same files (e.g. a build of main, for before/after).
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+NODES_PER_DECODER_LAYER = 76  # make_decoder_graph.py: layers * 76 + 16 nodes
+
+# name -> (generator arguments for a graph of about n nodes, SoC)
+SHAPES = {
+    "decoder": (lambda n: ["make_decoder_graph.py", "--quant", "per-tensor", "--layers", layers(n)], "SM8650"),
+    "decoder-per-channel": (lambda n: ["make_decoder_graph.py", "--quant", "per-channel", "--layers", layers(n)],
+                            "SM8650"),
+    "decoder-block-wise": (lambda n: ["make_decoder_graph.py", "--quant", "block-wise", "--layers", layers(n)],
+                           "SM8650"),
+    "decoder-16a16w": (lambda n: ["make_decoder_graph.py", "--quant", "16a16w", "--layers", layers(n)], "SM8650"),
+    "decoder-16a16w-gated": (lambda n: ["make_decoder_graph.py", "--quant", "16a16w", "--layers", layers(n)],
+                             "SM8450"),
+    "chain": (lambda n: ["make_stress_graph.py", "--shape", "chain", "--nodes", str(n)], "SM8650"),
+    "invalid": (lambda n: ["make_stress_graph.py", "--shape", "invalid", "--nodes", str(n)], "SM8650"),
+    "alternating": (lambda n: ["make_stress_graph.py", "--shape", "alternating", "--nodes", str(n)], "SM8650"),
+    "fan-in": (lambda n: ["make_stress_graph.py", "--shape", "fan-in", "--nodes", str(n)], "SM8650"),
+    "fan-out": (lambda n: ["make_stress_graph.py", "--shape", "fan-out", "--nodes", str(n)], "SM8650"),
+}
+
+
+def layers(n):
+    return str(max(1, n // NODES_PER_DECODER_LAYER))
+
+
+def timed(cmd, timeout):
+    """(cpu seconds, peak RSS MB, exit code) of cmd under /usr/bin/time -v; None on timeout."""
+    try:
+        r = subprocess.run(["/usr/bin/time", "-v"] + cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
+
+    def field(name):
+        m = re.search(rf"{re.escape(name)}: ([0-9.]+)", r.stderr)
+        return float(m.group(1)) if m else float("nan")
+
+    cpu = field("User time (seconds)") + field("System time (seconds)")
+    return cpu, field("Maximum resident set size (kbytes)") / 1024, r.returncode
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", default=os.path.join(HERE, "..", "build"))
+    ap.add_argument("--qnn-validate", help="binary to time (default: BUILD/tools/qnn-validate/qnn-validate)")
+    ap.add_argument("--parse-floor", help="default: BUILD/benchmarks/parse_floor")
+    ap.add_argument("--sizes", type=int, nargs="+", default=[10000, 100000, 1000000])
+    ap.add_argument("--shapes", nargs="+", default=list(SHAPES), choices=list(SHAPES))
+    ap.add_argument("--workdir", help="where generated graphs go (kept); default a temporary directory")
+    ap.add_argument("--timeout", type=float, default=600)
+    ap.add_argument("--extra", nargs=argparse.REMAINDER, default=[],
+                    help="more qnn-validate arguments, e.g. --extra --format json")
+    a = ap.parse_args()
+    qv = a.qnn_validate or os.path.join(a.build, "tools", "qnn-validate", "qnn-validate")
+    floor = a.parse_floor or os.path.join(a.build, "benchmarks", "parse_floor")
+    for exe in (qv, floor):
+        if not os.access(exe, os.X_OK):
+            sys.exit(f"scaling: {exe} is not built (scripts/build.sh)")
+    tmp = None if a.workdir else tempfile.TemporaryDirectory()
+    work = a.workdir or tmp.name
+    os.makedirs(work, exist_ok=True)
+    print(f"{'shape':<22} {'nodes':>8} {'MB':>7} {'cpu s':>8} {'us/node':>8} {'x10k':>5} {'rss MB':>7} "
+          f"{'x parse':>7} {'rc':>3}")
+    for shape in a.shapes:
+        gen, soc = SHAPES[shape]
+        base = None
+        for n in a.sizes:
+            args = gen(n)
+            # Named by what it holds, so shapes that differ only by SoC share one file.
+            path = os.path.join(work, "_".join(x.lstrip("-") for x in args[1:]) + f"_{n}.json")
+            if not os.path.exists(path):
+                subprocess.run([sys.executable, os.path.join(HERE, args[0])] + args[1:] + ["-o", path], check=True)
+            with open(path, "rb") as f:
+                nodes = f.read().count(b'"kind":')
+            mb = os.path.getsize(path) / 1e6
+            run = timed([qv, path, "--soc", soc] + a.extra, a.timeout)
+            parse = timed([floor, path], a.timeout)
+            if run is None:
+                print(f"{shape:<22} {nodes:>8} {mb:>7.1f} {'> ' + str(int(a.timeout)):>8}   (timed out)", flush=True)
+                continue
+            cpu, rss, rc = run
+            per_node = cpu / nodes * 1e6
+            base = base or per_node
+            ratio = cpu / parse[0] if parse and parse[0] > 0 else float("nan")
+            print(f"{shape:<22} {nodes:>8} {mb:>7.1f} {cpu:>8.2f} {per_node:>8.2f} {per_node / base:>5.2f} "
+                  f"{rss:>7.0f} {ratio:>7.2f} {rc:>3}", flush=True)
+    if tmp:
+        tmp.cleanup()
+
+
+if __name__ == "__main__":
+    main()

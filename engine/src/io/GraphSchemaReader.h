@@ -1,0 +1,435 @@
+// Internal to the graph reader: the strict schema walk of graph format v1
+// (docs/graph-format.md) over either JSON DOM (JsonValue.h), written once for both.
+//
+// The reader is strict the same way the rule loader is: unknown keys, wrong types and
+// dangling references are schema errors that name the JSON pointer of the offending value,
+// and every such error of the file is reported, not only the first. Quant specs and
+// statistics are read in GraphSchemaQuant.h.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "GraphSchemaPath.h"
+#include "qnnrules/graph/PortType.h"
+#include "qnnrules/io/GraphReader.h"
+
+namespace qnnrules::graphschema {
+
+template <typename V>
+class Reader {
+ public:
+  Reader(std::string displayName, GraphReadResult& out) : name_(std::move(displayName)), out_(out) {}
+
+  void read(const V& root) {
+    if (root.kind() != Kind::kObject) {
+      error("the top level must be an object", "an object with format, version and nodes", typeName(root));
+      return;
+    }
+    checkKeys(root, {"format", "version", "name", "nodes", "meta"});
+    std::optional<V> format = find(root, "format");
+    if (!format) {
+      missing("format", "\"qnnrules-graph\"");
+    } else if (!isString(*format, "qnnrules-graph")) {
+      PathScope s(path_, "format");
+      error("this is not a qnnrules graph", "\"qnnrules-graph\"", format->dump());
+    }
+    std::optional<V> version = find(root, "version");
+    if (!version) {
+      missing("version", "1");
+    } else if (!isInteger(*version) || asInt64(*version) != 1) {
+      PathScope s(path_, "version");
+      error("unsupported graph format version", "1 (the only version this reader knows)", version->dump());
+      return;  // a different version may mean anything below; stop here
+    }
+    if (std::optional<V> name = find(root, "name")) {
+      PathScope s(path_, "name");
+      if (name->kind() == Kind::kString) out_.graph.name = std::string(name->str());
+      else wrongType("a string", *name);
+    }
+    std::optional<V> nodes = find(root, "nodes");
+    if (!nodes) {
+      missing("nodes", "a list of nodes");
+      return;
+    }
+    PathScope s(path_, "nodes");
+    if (nodes->kind() != Kind::kArray) {
+      wrongType("a list of nodes", *nodes);
+      return;
+    }
+    nodes_ = &*nodes;
+    out_.graph.reserve(nodes->size());
+    nodes->forEach([&](size_t i, const V& n) {
+      PathScope ns(path_, i);
+      readNode(n);
+    });
+    resolveShared();
+  }
+
+ private:
+  // --- errors ---
+  void error(std::string message, std::string expected, std::string actual) {
+    Diagnostic d;
+    d.severity = Severity::kError;
+    d.code = DiagCode::kGraphSchema;
+    d.message = std::move(message);
+    d.expected = std::move(expected);
+    d.actual = std::move(actual);
+    d.port = path_.str();  // the JSON pointer of the offending value
+    d.mark.file = file_;
+    out_.errors.push_back(std::move(d));
+  }
+  void missing(std::string_view key, std::string expected) {
+    error("missing required key '" + std::string(key) + "'", std::move(expected), "nothing");
+  }
+  void wrongType(std::string expected, const V& v) {
+    std::string actual = typeName(v);
+    if (v.kind() != Kind::kObject && v.kind() != Kind::kArray) actual += " " + v.dump();
+    error("wrong type", std::move(expected), std::move(actual));
+  }
+
+  std::optional<V> find(const V& obj, std::string_view key) const { return obj.get(key); }
+
+  // Unknown and duplicate keys are errors (JSON parsers keep one of two duplicates silently).
+  void checkKeys(const V& obj, std::initializer_list<std::string_view> allowed, bool anyKey = false) {
+    seenKeys_.clear();
+    seenKeySet_.clear();
+    obj.forEachField([&](std::string_view key, const V&) {
+      if (seenBefore(key)) {
+        PathScope s(path_, key);
+        error("duplicate key '" + std::string(key) + "'", "each key once per object",
+              "'" + std::string(key) + "' twice");
+        return;
+      }
+      if (anyKey) return;
+      for (std::string_view a : allowed)
+        if (a == key) return;
+      PathScope s(path_, key);
+      std::string list;
+      for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+      error("unknown key '" + std::string(key) + "'", "one of: " + list,
+            "'" + std::string(key) + "'");
+    });
+  }
+
+  // Whether `key` was already seen in the object checkKeys walks, and records it. Objects here
+  // mostly have a handful of keys, where a linear scan beats hashing; past kLinearKeys (a
+  // kwargs object with 100k keys) a hash set keeps the check linear in the object's size.
+  static constexpr size_t kLinearKeys = 16;
+  bool seenBefore(std::string_view key) {
+    if (seenKeys_.size() < kLinearKeys) {
+      if (std::find(seenKeys_.begin(), seenKeys_.end(), key) != seenKeys_.end()) return true;
+      seenKeys_.push_back(key);
+      if (seenKeys_.size() == kLinearKeys) seenKeySet_.insert(seenKeys_.begin(), seenKeys_.end());
+      return false;
+    }
+    return !seenKeySet_.insert(key).second;
+  }
+
+  template <typename T>
+  std::optional<T> integer(const V& v, int64_t lo, int64_t hi, const char* what) {
+    if (!isInteger(v)) {
+      wrongType(what, v);
+      return std::nullopt;
+    }
+    int64_t x = asInt64(v);
+    if (x < lo || x > hi) {
+      error("value out of range", std::string(what) + " in " + std::to_string(lo) + ".." +
+                                                        std::to_string(hi),
+            v.dump());
+      return std::nullopt;
+    }
+    return static_cast<T>(x);
+  }
+
+  std::optional<std::string_view> nonEmptyString(const V& v, const char* what) {
+    if (v.kind() != Kind::kString || v.str().empty()) {
+      if (v.kind() == Kind::kString) error("an empty string", what, "\"\"");
+      else wrongType(what, v);
+      return std::nullopt;
+    }
+    return v.str();
+  }
+
+  std::optional<std::string> string(const V& v, const char* what) {
+    if (v.kind() != Kind::kString) {
+      wrongType(what, v);
+      return std::nullopt;
+    }
+    return std::string(v.str());
+  }
+
+  // --- nodes ---
+  void readNode(const V& n) {
+    if (n.kind() != Kind::kObject) {
+      wrongType("a node object", n);
+      return;
+    }
+    checkKeys(n, {"name", "kind", "target", "args", "kwargs", "outputs", "module", "meta"});
+    Node node;
+    std::optional<V> name = find(n, "name");
+    if (!name) {
+      missing("name", "a unique node name");
+      return;
+    }
+    {
+      PathScope s(path_, "name");
+      auto nm = nonEmptyString(*name, "a non-empty node name");
+      if (!nm) return;
+      node.name = std::string(*nm);
+      currentNode_ = node.name;
+    }
+    if (std::optional<V> kind = find(n, "kind")) {
+      PathScope s(path_, "kind");
+      auto k = kind->kind() == Kind::kString ? parseNodeKind(kind->str()) : std::nullopt;
+      if (!k) {
+        error("unknown node kind", "input, parameter, constant, call or output", kind->dump());
+        return;
+      }
+      node.kind = *k;
+    } else {
+      missing("kind", "input, parameter, constant, call or output");
+      return;
+    }
+    std::optional<V> target = find(n, "target");
+    if (node.kind == NodeKind::kCall) {
+      if (!target) {
+        missing("target", "the ATen target of the call, e.g. \"aten.conv2d.default\"");
+        return;
+      }
+      PathScope s(path_, "target");
+      auto t = nonEmptyString(*target, "an ATen target such as \"aten.conv2d.default\"");
+      if (!t) return;
+      node.targetId = out_.graph.internTarget(*t);
+    } else if (target) {
+      PathScope s(path_, "target");
+      error("only call nodes have a target", "no target for kind " + std::string(nodeKindName(node.kind)),
+            target->dump());
+    }
+    if (std::optional<V> module = find(n, "module")) {
+      PathScope s(path_, "module");
+      if (auto m = string(*module, "a module path string")) node.modulePath = std::move(*m);
+    }
+    self_ = static_cast<uint32_t>(out_.graph.nodes().size());
+    const size_t errorsBefore = out_.errors.size();
+    const size_t pendingBefore = pending_.size();
+    if (std::optional<V> outputs = find(n, "outputs")) {
+      PathScope s(path_, "outputs");
+      if (outputs->kind() != Kind::kArray) {
+        wrongType("a list of outputs", *outputs);
+      } else {
+        node.outputs.reserve(outputs->size());
+        outputs->forEach([&](size_t o, const V& out) {
+          PathScope os(path_, o);
+          section_ = Section::kOutputs;
+          where_.assign(1, o);
+          readOutput(out, node);
+        });
+      }
+    }
+    if (std::optional<V> args = find(n, "args")) {
+      PathScope s(path_, "args");
+      if (args->kind() != Kind::kArray) {
+        wrongType("a list of arguments", *args);
+      } else {
+        node.args.reserve(args->size());
+        args->forEach([&](size_t a, const V& arg) {
+          PathScope as(path_, a);
+          section_ = Section::kArgs;
+          where_.assign(1, a);
+          node.args.push_back(readValue(arg));
+        });
+      }
+    }
+    if (std::optional<V> kwargs = find(n, "kwargs")) {
+      PathScope s(path_, "kwargs");
+      if (kwargs->kind() != Kind::kObject) {
+        wrongType("an object of keyword arguments", *kwargs);
+      } else {
+        checkKeys(*kwargs, {}, /*anyKey=*/true);  // any keyword name, but each once
+        kwargs->forEachField([&](std::string_view key, const V& value) {
+          PathScope ks(path_, key);
+          section_ = Section::kKwargs;
+          where_.assign(1, node.kwargs.size());
+          node.kwargs.emplace_back(std::string(key), readValue(value));
+        });
+      }
+    }
+    bool added = out_.errors.size() == errorsBefore;
+    if (added) {
+      StatusOr<uint32_t> index = out_.graph.addNode(std::move(node));
+      if (!index.isOk()) {
+        PathScope s(path_, "name");
+        error(index.status().message(), "a name no other node has", name->dump());
+        added = false;
+      }
+    }
+    if (!added) pending_.resize(pendingBefore);  // the node is not in the graph
+  }
+
+  void readOutput(const V& o, Node& node) {
+    if (o.kind() != Kind::kObject) {
+      wrongType("an output object {dtype, shape, qspec}", o);
+      return;
+    }
+    checkKeys(o, {"dtype", "shape", "qspec", "stats", "meta"});
+    TensorMeta meta;
+    if (std::optional<V> dt = find(o, "dtype")) {
+      PathScope s(path_, "dtype");
+      auto t = dt->kind() == Kind::kString ? parseScalarType(dt->str()) : std::nullopt;
+      if (!t) error("unknown tensor dtype", "a PyTorch dtype name such as \"float32\"", dt->dump());
+      else meta.dtype = *t;
+    } else {
+      missing("dtype", "the tensor's dtype");
+    }
+    if (std::optional<V> shape = find(o, "shape")) {
+      PathScope s(path_, "shape");
+      if (shape->kind() != Kind::kArray) {
+        wrongType("a list of dimensions", *shape);
+      } else {
+        meta.shape.reserve(shape->size());
+        shape->forEach([&](size_t i, const V& dim) {
+          PathScope ds(path_, i);
+          // -1 marks a dynamic dimension.
+          if (auto d = integer<int64_t>(dim, -1, INT64_MAX, "a dimension (integer >= -1)")) meta.shape.push_back(*d);
+        });
+      }
+    }
+    if (std::optional<V> q = find(o, "qspec")) {
+      PathScope s(path_, "qspec");
+      if (q->kind() != Kind::kNull) meta.qspec = readQSpec(*q);
+    }
+    if (std::optional<V> st = find(o, "stats")) {
+      PathScope s(path_, "stats");
+      meta.stats = readStats(*st);
+    }
+    node.outputs.push_back(std::move(meta));
+  }
+
+  // Calls one(x) for a value, or for each element (with its JSON pointer) of a list.
+  template <typename F>
+  void oneOrMany(const V& v, F&& one) {
+    if (v.kind() != Kind::kArray) {
+      one(v);
+      return;
+    }
+    v.forEach([&](size_t i, const V& e) {
+      PathScope is(path_, i);
+      one(e);
+    });
+  }
+
+  // Calibration statistics (docs/graph-format.md "Statistics"): min/max as numbers or lists.
+  std::optional<TensorStats> readStats(const V& st);
+
+  // Argument values: null, bool, int, float, string, lists, and tensor references.
+  Argument readValue(const V& v) {
+    Argument a;
+    switch (v.kind()) {
+      case Kind::kNull: a.kind = Argument::Kind::kNone; break;
+      case Kind::kBool: a.kind = Argument::Kind::kBool; a.b = v.boolean(); break;
+      case Kind::kInt:
+      case Kind::kUInt: a.kind = Argument::Kind::kInt; a.i = asInt64(v); break;
+      case Kind::kDouble: a.kind = Argument::Kind::kFloat; a.f = v.f64(); break;
+      case Kind::kString: a.kind = Argument::Kind::kString; a.s = std::string(v.str()); break;
+      case Kind::kArray:
+        a.kind = Argument::Kind::kList;
+        a.list.reserve(v.size());
+        v.forEach([&](size_t i, const V& e) {
+          PathScope s(path_, i);
+          where_.push_back(i);
+          a.list.push_back(readValue(e));
+          where_.pop_back();
+        });
+        break;
+      case Kind::kObject: readTensorRef(v, a); break;
+    }
+    return a;
+  }
+
+  void readTensorRef(const V& v, Argument& a) {
+    checkKeys(v, {"ref", "output", "qspec"});
+    std::optional<V> ref = find(v, "ref");
+    if (!ref) {
+      missing("ref", "a tensor reference {\"ref\": \"<node>\"}");
+      return;
+    }
+    std::string_view producer;
+    {
+      PathScope s(path_, "ref");
+      if (ref->kind() != Kind::kString) {
+        wrongType("the name of an earlier node", *ref);
+        return;
+      }
+      producer = ref->str();
+      auto idx = out_.graph.findNode(producer);
+      if (!idx) {
+        const std::string who(producer);
+        if (producer == currentNode_)
+          error("node '" + who + "' uses its own output", "a node that comes before it", "\"" + who + "\"");
+        else if (namedLater(producer))
+          error("node uses '" + who + "', which comes after it (nodes must be in topological order)",
+                "a node that comes before it", "\"" + who + "\"");
+        else
+          error("unknown node '" + who + "'", "the name of an earlier node", "\"" + who + "\"");
+        return;
+      }
+      a.kind = Argument::Kind::kTensor;
+      a.tensor.node = *idx;
+    }
+    if (std::optional<V> output = find(v, "output")) {
+      PathScope s(path_, "output");
+      if (auto o = integer<uint32_t>(*output, 0, UINT32_MAX - 1, "an output index")) a.tensor.output = *o;
+      const Node& p = out_.graph.node(a.tensor.node);
+      if (!p.outputs.empty() && a.tensor.output >= p.outputs.size())
+        error("node '" + std::string(producer) + "' has no output " + std::to_string(a.tensor.output),
+              "an index below " + std::to_string(p.outputs.size()), output->dump());
+    }
+    if (std::optional<V> q = find(v, "qspec")) {
+      PathScope s(path_, "qspec");
+      if (q->kind() != Kind::kNull) a.qspec = readQSpec(*q);
+    }
+  }
+
+  // Whether some node of the document has this name. Only asked on the error path, so the
+  // set of all names is built then rather than for every graph.
+  bool namedLater(std::string_view name) {
+    if (allNames_.empty() && nodes_)
+      nodes_->forEach([&](size_t, const V& n) {
+        if (n.kind() != Kind::kObject) return;
+        if (auto nm = n.get("name"); nm && nm->kind() == Kind::kString) allNames_.emplace(nm->str());
+      });
+    return allNames_.count(name) != 0;
+  }
+
+  std::optional<QuantSpec> readQSpec(const V& q);
+
+  // The spec a pending reference was read into, now that its node is in the graph.
+  QuantSpec* locate(const PendingShared& p);
+  void resolveShared();
+  void fillEdgeSlots(std::vector<SharedRef*>& edges);
+
+  std::string name_;
+  std::shared_ptr<const std::string> file_ = std::make_shared<const std::string>(name_);
+  GraphReadResult& out_;
+  Path path_;
+  std::unordered_set<std::string_view> allNames_;  // views into the parsed document
+  std::vector<std::string_view> seenKeys_;
+  std::unordered_set<std::string_view> seenKeySet_;
+  std::vector<PendingShared> pending_;
+  // Where the value being read lives, for pending shared references.
+  uint32_t self_ = 0;
+  std::string currentNode_;
+  const V* nodes_ = nullptr;  // the document's node list, while reading it
+  Section section_ = Section::kArgs;
+  std::vector<size_t> where_;
+};
+
+}  // namespace qnnrules::graphschema
+
+#include "GraphSchemaQuant.h"
