@@ -1,5 +1,7 @@
 #include "qnnrules/Engine.h"
 
+#include "qnnrules/core/Suggest.h"
+
 #include "qnnrules/delegate/Partitioner.h"
 #include "qnnrules/passes/QdqReader.h"
 #include "qnnrules/graph/UserIndex.h"
@@ -87,12 +89,22 @@ Engine::Engine(EngineOptions options) : options_(std::move(options)) {
   const SocInfo* soc = socs.table->find(options_.soc);
   if (!soc) {
     std::string known;
-    for (const SocInfo& s : socs.table->all()) known += (known.empty() ? "" : ", ") + s.name;
-    status_ = Status(StatusCode::kInvalidArgument, "unknown SoC '" + options_.soc + "'; known SoCs: " + known,
+    std::vector<std::string> names;
+    for (const SocInfo& s : socs.table->all()) {
+      known += (known.empty() ? "" : ", ") + s.name;
+      names.push_back(s.name);
+    }
+    std::string hint = didYouMean(options_.soc, names);
+    status_ = Status(StatusCode::kInvalidArgument,
+                     "unknown SoC '" + options_.soc + "'" + (hint.empty() ? "" : "; " + hint) +
+                         " (known SoCs: " + known + "; see --list-socs)",
                      options_.soc);
     return;
   }
   soc_ = *soc;
+  // Backend names are case-insensitive, like SoC names ("HTP" is htp).
+  if (std::optional<std::string> b = findIgnoringCase(options_.backend, registry_->availableBackends()))
+    options_.backend = *b;
   if (options_.backend == "lpai" && soc_.lpaiVersion.empty()) {
     std::string lpaiSocs;
     for (const SocInfo& s : socs.table->all())
@@ -190,6 +202,15 @@ AnnotateResult Engine::annotate(Graph& graph, const AnnotateOptions& options) co
   Recipe fileRecipe;
   const Recipe* recipe = options.recipe;
   if (!options.recipeFile.empty()) {
+    // A missing recipe is a wrong path, not a YAML problem: say so, and what to do.
+    std::error_code ec;
+    if (!std::filesystem::exists(options.recipeFile, ec)) {
+      result.status = Status(StatusCode::kNotFound,
+                             "recipe file not found: " + options.recipeFile +
+                                 " (paths are relative to the working directory; check the --recipe path)",
+                             options.recipeFile);
+      return result;
+    }
     loadRecipeFile(options.recipeFile, options.recipeFile, configs, fileRecipe, result.loadErrors);
     if (!result.loadErrors.empty()) {
       result.status = Status(StatusCode::kRuleError, "the recipe file has errors", options.recipeFile);

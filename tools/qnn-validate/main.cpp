@@ -4,9 +4,12 @@
 // bad input (malformed graph, unknown SoC/backend, rule-file errors).
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
+#include <spdlog/cfg/env.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <iostream>
 #include <optional>
@@ -20,6 +23,14 @@
 #include "qnnrules/io/GraphWriter.h"
 #include "qnnrules/passes/QdqReader.h"
 #include "qnnrules/io/OnnxBinding.h"
+#include "qnnrules/core/Suggest.h"
+#include "qnnrules/report/HtmlReport.h"
+#include "qnnrules/report/OpSummary.h"
+#include "qnnrules/report/PlacementRuns.h"
+#include "qnnrules/report/RuleDigest.h"
+#include "qnnrules/report/SarifWriter.h"
+#include "qnnrules/report/TextStyle.h"
+#include "qnnrules/report/Verdict.h"
 
 namespace {
 
@@ -50,7 +61,13 @@ struct CliOptions {
   bool requireFull = false;
   bool noRequireFull = false;
   std::string dot;          // Graphviz picture of the delegation
+  // Report surface (docs/schemas/report.schema.json, --format sarif, --html)
+  std::string html;         // self-contained HTML report
+  std::string color = "auto";
+  bool logLevelGiven = false;
 };
+
+using ojson = nlohmann::ordered_json;  // reports keep their keys in the order written
 
 
 void printDiagnostics(const qnnrules::DiagnosticList& diags, std::ostream& os) {
@@ -61,11 +78,17 @@ void printDiagnostics(const qnnrules::DiagnosticList& diags, std::ostream& os) {
 int badInput(const std::string& what, const qnnrules::Status& status, const qnnrules::DiagnosticList& errors,
              const std::string& format) {
   if (format == "json") {
-    nlohmann::json j = {{"valid", false},
-                        {"error", {{"kind", what}, {"code", qnnrules::statusCodeName(status.code())},
-                                   {"message", status.message()}}},
-                        {"diagnostics", nlohmann::json::parse(qnnrules::formatJsonArray(errors))}};
+    ojson j = {{"tool", "qnn-validate"},
+               {"version", QNNRULES_VERSION},
+               {"valid", false},
+               {"error", {{"kind", what}, {"code", qnnrules::statusCodeName(status.code())},
+                          {"message", status.message()}}},
+               {"diagnostics", ojson::parse(qnnrules::formatJsonArray(errors))}};
     std::cout << j.dump(2) << "\n";
+  } else if (format == "sarif") {
+    qnnrules::SarifRun sarif;
+    sarif.toolVersion = QNNRULES_VERSION;
+    std::cout << qnnrules::formatSarif(errors, sarif);
   }
   printDiagnostics(errors, std::cerr);
   std::cerr << "qnn-validate: error: " << status.message();
@@ -91,18 +114,18 @@ std::string engineErrorKind(const qnnrules::Engine& engine) {
              : "rules";
 }
 
-nlohmann::json backendOptionsJson(const qnnrules::Engine& engine) {
-  nlohmann::json j = nlohmann::json::object();
+ojson backendOptionsJson(const qnnrules::Engine& engine) {
+  ojson j = ojson::object();
   for (const qnnrules::ResolvedOption& r : engine.backendOptions())
     j[r.spec->name] = {{"value", r.text()}, {"code", r.code()}, {"type", qnnrules::optionTypeName(r.spec->type)},
                        {"default", !r.fromUser}};
   return j;
 }
 
-void addDelegationJson(nlohmann::json& j, const qnnrules::Engine& engine, const qnnrules::Graph& graph,
+void addDelegationJson(ojson& j, const qnnrules::Engine& engine, const qnnrules::Graph& graph,
                        const qnnrules::DelegationReport& report) {
   j["backend_options"] = backendOptionsJson(engine);
-  j["delegation"] = nlohmann::json::parse(qnnrules::formatDelegationJson(graph, report));
+  j["delegation"] = ojson::parse(qnnrules::formatDelegationJson(graph, report));
 }
 
 void printDelegationText(const qnnrules::Engine& engine, const qnnrules::Graph& graph,
@@ -139,8 +162,8 @@ void printExplanation(const qnnrules::NodeExplanation& e, std::ostream& os) {
     os << "  " << p.port << ": " << p.spec << "\n      from " << p.source << "\n";
 }
 
-nlohmann::json explanationJson(const qnnrules::NodeExplanation& e) {
-  nlohmann::json ports = nlohmann::json::array();
+ojson explanationJson(const qnnrules::NodeExplanation& e) {
+  ojson ports = ojson::array();
   for (const qnnrules::PortDecision& p : e.ports) ports.push_back({{"port", p.port}, {"spec", p.spec}, {"source", p.source}});
   return {{"node", e.node}, {"op", e.op}, {"rule", e.rule}, {"pattern", e.pattern},
           {"config", e.config}, {"decided_by", e.decidedBy}, {"ports", ports}};
@@ -198,7 +221,21 @@ int writeOutputs(const qnnrules::Engine& engine, const CliOptions& o, const Prep
   return kExitValid;
 }
 
-int listRules(qnnrules::Engine& engine) {
+int listRules(qnnrules::Engine& engine, const std::string& format) {
+  if (format == "json") {
+    ojson rules = ojson::array();
+    for (const qnnrules::Rule& r : engine.rules().rules())
+      rules.push_back({{"id", r.id},
+                       {"qnn_op", r.qnnOp},
+                       {"targets", r.targets},
+                       {"description", r.description},
+                       {"origin", r.origin},
+                       {"location", r.mark.known() ? ojson{{"file", *r.mark.file}, {"line", r.mark.line}} : ojson()}});
+    ojson j = {{"tool", "qnn-validate"}, {"version", QNNRULES_VERSION}, {"backend", engine.rules().backend()},
+               {"rules", std::move(rules)}};
+    std::cout << j.dump(2, ' ', false, ojson::error_handler_t::replace) << "\n";
+    return kExitValid;
+  }
   for (const qnnrules::Rule& r : engine.rules().rules()) {
     std::cout << r.id << "  [" << r.origin << "]  " << r.mark.toString(false) << "\n";
     std::cout << "    " << (r.qnnOp.empty() ? "(no QNN op)" : r.qnnOp) << " <- ";
@@ -209,8 +246,20 @@ int listRules(qnnrules::Engine& engine) {
   return kExitValid;
 }
 
-int listSocs(qnnrules::Engine& engine) {
+int listSocs(qnnrules::Engine& engine, const std::string& format) {
   const auto& socs = engine.registry().socs();
+  if (format == "json") {
+    ojson list = ojson::array();
+    for (const qnnrules::SocInfo& s : socs.table->all())
+      list.push_back({{"name", s.name},
+                      {"htp_arch", qnnrules::htpArchName(s.htpArch)},
+                      {"vtcm_mb", s.vtcmMb},
+                      {"lpai_version", s.lpaiVersion.empty() ? ojson() : ojson(s.lpaiVersion)},
+                      {"marketing_name", s.marketingName}});
+    ojson j = {{"tool", "qnn-validate"}, {"version", QNNRULES_VERSION}, {"socs", std::move(list)}};
+    std::cout << j.dump(2) << "\n";
+    return kExitValid;
+  }
   for (const qnnrules::SocInfo& s : socs.table->all()) {
     std::cout << s.name << "  HTP " << qnnrules::htpArchName(s.htpArch) << "  VTCM " << s.vtcmMb << " MB";
     if (!s.lpaiVersion.empty()) std::cout << "  LPAI " << s.lpaiVersion;
@@ -218,6 +267,40 @@ int listSocs(qnnrules::Engine& engine) {
     std::cout << "\n";
   }
   return kExitValid;
+}
+
+// --- report surface: the JSON document, SARIF, HTML, the text summary ---------------------
+
+ojson opsJson(const std::vector<qnnrules::OpSummaryRow>& rows) {
+  ojson a = ojson::array();
+  for (const qnnrules::OpSummaryRow& r : rows)
+    a.push_back({{"op", r.op}, {"nodes", r.count}, {"delegated", r.delegated}, {"on_cpu", r.onCpu},
+                 {"diagnostics", r.diagnostics}});
+  return a;
+}
+
+ojson placementRunsJson(const qnnrules::Graph& graph, const qnnrules::DelegationReport& delegation) {
+  ojson a = ojson::array();
+  for (const qnnrules::PlacementRun& r : qnnrules::placementRuns(delegation))
+    a.push_back({{"on", r.placement == qnnrules::Placement::kCpu ? std::string("cpu") : delegation.backend},
+                 {"partition", r.partition < 0 ? ojson() : ojson(r.partition)},
+                 {"compute_nodes", r.computeNodes},
+                 {"first", graph.node(r.first).name},
+                 {"last", graph.node(r.last).name}});
+  return a;
+}
+
+ojson verdictJson(const qnnrules::Verdict& v) {
+  return {{"kind", qnnrules::verdictKindName(v.kind)}, {"text", v.text()}, {"cpu_percent", v.cpuPercent}};
+}
+
+// Writes the --html page; an exit code when it cannot.
+std::optional<int> writeHtml(const CliOptions& o, const ojson& report) {
+  if (o.html.empty()) return std::nullopt;
+  const std::string json = report.dump(-1, ' ', false, ojson::error_handler_t::replace);
+  qnnrules::Status st = qnnrules::writeFileAtomically(o.html, qnnrules::formatHtmlReport(json));
+  if (!st.isOk()) return badInput("html", st, {}, "text");
+  return std::nullopt;
 }
 
 int run(const CliOptions& o) {
@@ -229,8 +312,8 @@ int run(const CliOptions& o) {
   applyDelegationOptions(o, eo);
   qnnrules::Engine engine(eo);
   if (!engine.ok()) return badInput(engineErrorKind(engine), engine.status(), engine.loadErrors(), o.format);
-  if (o.listRules) return listRules(engine);
-  if (o.listSocs) return listSocs(engine);
+  if (o.listRules) return listRules(engine, o.format);
+  if (o.listSocs) return listSocs(engine, o.format);
 
   qnnrules::GraphReadResult read = qnnrules::readGraphFile(o.graphPath);
   if (!read.ok()) return badInput("graph", read.status, read.errors, o.format);
@@ -247,19 +330,30 @@ int run(const CliOptions& o) {
       prep.annotation && prep.annotation->explanation ? &*prep.annotation->explanation : nullptr;
   const std::string mode = o.warn ? "warn" : "strict";
   const std::string arch(qnnrules::htpArchName(engine.soc().htpArch));
-  if (o.format == "json") {
-    nlohmann::json j = {
+  const qnnrules::Verdict verdict = qnnrules::judge(failed, delegation);
+  const std::vector<qnnrules::OpSummaryRow> ops =
+      qnnrules::summarizeOps(*analysis.graph, delegation, result.diagnostics);
+  if (o.format == "json" || !o.html.empty()) {
+    const qnnrules::RuleDigest digest = qnnrules::digestRuleFiles(engine.rules());
+    // Key order is the reading order: what judged, what was judged, the verdict, the details.
+    ojson j = {
+        {"tool", "qnn-validate"},
+        {"version", QNNRULES_VERSION},
         {"graph", prep.graph.name.empty() ? o.graphPath : prep.graph.name},
+        {"graph_file", o.graphPath},
         {"backend", o.backend},
         {"soc", engine.soc().name},
         {"soc_defaulted", !o.socGiven},
-        {"rule_dirs", engine.ruleDirs()},
         {"htp_arch", arch},
         {"mode", mode},
+        {"rule_dirs", engine.ruleDirs()},
+        {"rules", {{"digest", digest.value}, {"files", digest.files}}},
         {"valid", !failed && result.ok()},
+        {"verdict", verdictJson(verdict)},
         {"summary", {{"nodes_checked", result.nodesChecked}, {"nodes_with_rule", result.nodesWithRule},
                      {"errors", result.errorCount()}, {"warnings", result.warningCount()}}},
-        {"diagnostics", nlohmann::json::parse(qnnrules::formatJsonArray(result.diagnostics))},
+        {"ops", opsJson(ops)},
+        {"diagnostics", ojson::parse(qnnrules::formatJsonArray(result.diagnostics))},
     };
     if (prep.annotation)
       j["annotation"] = {{"config", prep.annotation->config}, {"qat", prep.annotation->qat},
@@ -269,15 +363,26 @@ int run(const CliOptions& o) {
     if (prep.qdqNodes) j["qdq_nodes_folded"] = prep.qdqNodes;
     if (explanation) j["explanation"] = explanationJson(*explanation);
     addDelegationJson(j, engine, *analysis.graph, delegation);
-    std::cout << j.dump(2) << "\n";
-  } else {
-    for (const qnnrules::Diagnostic& d : result.diagnostics) std::cout << qnnrules::formatText(d) << "\n";
+    j["placement_runs"] = placementRunsJson(*analysis.graph, delegation);
+    if (o.format == "json") std::cout << j.dump(2, ' ', false, ojson::error_handler_t::replace) << "\n";
+    if (std::optional<int> rc = writeHtml(o, j)) return *rc;
+  }
+  if (o.format == "sarif") {
+    qnnrules::SarifRun sarif;
+    sarif.toolVersion = QNNRULES_VERSION;
+    sarif.graphPath = o.graphPath;
+    sarif.rules = &engine.rules();
+    std::cout << qnnrules::formatSarif(result.diagnostics, sarif);
+  } else if (o.format == "text") {
+    const bool color = qnnrules::useColor(*qnnrules::parseColorMode(o.color), stdout);
+    for (const qnnrules::Diagnostic& d : result.diagnostics) std::cout << qnnrules::styleDiagnostic(d, color) << "\n";
     if (explanation) printExplanation(*explanation, std::cout);
     if (prep.annotation)
       std::cout << "annotated with " << prep.annotation->config << ": " << prep.annotation->nodesAnnotated
                 << " node(s) annotated, " << prep.annotation->nodesKept << " kept, "
                 << prep.annotation->nodesDiscarded << " discarded\n";
     printDelegationText(engine, *analysis.graph, delegation, std::cout);
+    std::cout << qnnrules::formatOpTable(ops);
     std::string dirs;
     for (const std::string& d : engine.ruleDirs()) dirs += (dirs.empty() ? "" : ", ") + d;
     std::cout << "rules from: " << dirs << "\n";
@@ -289,10 +394,43 @@ int run(const CliOptions& o) {
               << result.errorCount() << " error(s), " << result.warningCount() << " warning(s)"
               << (delegation.ok() ? "" : ", full delegation not satisfied")
               << (failed ? " - INVALID" : (result.diagnostics.empty() ? " - valid" : "")) << "\n";
+    std::cout << "verdict: " << qnnrules::styleVerdict(verdict, color) << "\n";
   }
   if (std::optional<int> rc = writeDelegationDot(o, *analysis.graph, delegation)) return *rc;
   if (int rc = writeOutputs(engine, o, prep, failed); rc != kExitValid) return rc;
   return failed ? kExitViolations : kExitValid;
+}
+
+// --- CLI surface: exit codes in --help, did-you-mean for flags --------------------------
+
+constexpr const char* kExitCodeTable =
+    "Exit codes:\n"
+    "  0  valid, or warn mode\n"
+    "  1  strict mode (the default) found violations, or full delegation is required and not met\n"
+    "  2  usage error or bad input: unknown flag, SoC, backend or option; malformed graph; rule-file errors\n"
+    "Environment: QNNRULES_PATH (rule overlays), SPDLOG_LEVEL (log level), NO_COLOR (no colour)";
+
+// "--frobnicate" -> "unknown option '--frobnicate'; did you mean '--format'?" for each flag of
+// argv the app does not know, so a typo is answered with the flag that was meant.
+void suggestFlags(const CLI::App& app, int argc, char** argv) {
+  std::vector<std::string> known;
+  for (const CLI::Option* opt : app.get_options())
+    for (const std::string& n : opt->get_lnames()) known.push_back("--" + n);
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--") break;
+    if (!arg.starts_with("--")) continue;
+    arg = arg.substr(0, arg.find('='));
+    if (std::find(known.begin(), known.end(), arg) != known.end()) continue;
+    std::string hint = qnnrules::didYouMean(arg, known);
+    std::cerr << "qnn-validate: error: unknown option '" << arg << "'"
+              << (hint.empty() ? "; see --help for the options" : "; " + hint) << "\n";
+  }
+}
+
+std::string lowerCase(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
 }
 
 }  // namespace
@@ -303,12 +441,23 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "qnn-validate " QNNRULES_VERSION);
   app.add_option("graph", o.graphPath,
                  "graph file: a torch.export archive (.pt2), an ONNX model, or a JSON graph (format v1)");
-  app.add_option("--backend", o.backend, "backend: htp, lpai, gpu")->capture_default_str();
+  app.footer(kExitCodeTable);
+  // Names are case-insensitive, like --soc: backends are folder names in lower case.
+  app.add_option("--backend", o.backend, "backend: htp, lpai, gpu")->transform(lowerCase)->capture_default_str();
   auto* soc = app.add_option("--soc", o.soc, "target SoC, e.g. SM8650 (see --list-socs)")->capture_default_str();
   auto* strict = app.add_flag("--strict", o.strict, "violations are errors, exit 1 (default)");
   app.add_flag("--warn", o.warn, "report violations as warnings, exit 0")->excludes(strict);
-  app.add_option("--format", o.format, "output format")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
-  app.add_option("--rules", o.ruleDirs, "overlay rules directory (repeatable; after QNNRULES_PATH)");
+  app.add_option("--format", o.format, "report format: text, json (docs/schemas/report.schema.json), sarif (SARIF 2.1.0)")
+      ->transform(CLI::IsMember({"text", "json", "sarif"}, CLI::ignore_case))
+      ->capture_default_str();
+  app.add_option("--html", o.html, "also write a self-contained HTML report here (open it in any browser)");
+  app.add_option("--color", o.color, "colour the text report: auto (when stdout is a terminal), always, never")
+      ->transform(CLI::IsMember({"auto", "always", "never"}, CLI::ignore_case))
+      ->capture_default_str();
+  app.add_option("--rules", o.ruleDirs, "overlay rules directory (repeatable, one per --rules; after QNNRULES_PATH)")
+      ->expected(1)
+      ->allow_extra_args(false)  // `--rules DIR graph.json`: the graph stays the graph
+      ->take_all();
   app.add_flag("--list-rules", o.listRules, "list the backend's rules and where each came from");
   app.add_flag("--list-socs", o.listSocs, "list known SoCs");
   auto* annotate = app.add_option("--annotate", o.annotate,
@@ -326,12 +475,13 @@ int main(int argc, char** argv) {
                             "fail unless the graph is one partition with no compute on CPU (default for lpai)");
   app.add_flag("--no-require-full-delegation", o.noRequireFull, "allow partial delegation")->excludes(full);
   app.add_option("--dot", o.dot, "write a Graphviz picture of the delegation (partitions, fallbacks) here");
-  app.add_option("--log-level", o.logLevel, "trace, debug, info, warn, error, off")
-      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
+  auto* logLevel = app.add_option("--log-level", o.logLevel, "trace, debug, info, warn, error, off (default: $SPDLOG_LEVEL, else warn)")
+      ->transform(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}, CLI::ignore_case))
       ->capture_default_str();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    if (dynamic_cast<const CLI::ExtrasError*>(&e)) suggestFlags(app, argc, argv);
     int rc = app.exit(e);
     return rc == 0 ? kExitValid : kExitBadInput;
   }
@@ -339,6 +489,7 @@ int main(int argc, char** argv) {
   auto logger = spdlog::stderr_color_mt("qnnrules");
   spdlog::set_default_logger(logger);
   spdlog::set_level(spdlog::level::from_str(o.logLevel));
+  if (logLevel->count() == 0) spdlog::cfg::load_env_levels();  // SPDLOG_LEVEL=debug, unless --log-level
   if (o.graphPath.empty() && !o.listRules && !o.listSocs) {
     std::cerr << "qnn-validate: error: a graph file is required (or --list-rules / --list-socs)\n"
               << "Run with --help for more information.\n";

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "qnnrules/validate/ConstraintText.h"
+#include "qnnrules/core/Suggest.h"
 #include "qnnrules/graph/PortType.h"
 
 namespace qnnrules {
@@ -68,7 +69,8 @@ class NodeValidator {
   }
 
   void run(const Node& node, const Rule& rule);
-  void reportNoRule(const Node& node);
+  // `nearTarget`: a rule's target the op is likely a typo of ("" when none is close).
+  void reportNoRule(const Node& node, std::string_view nearTarget);
 
  private:
   Resolved resolve(const QuantSpec* spec);
@@ -500,7 +502,7 @@ bool NodeValidator::reportQuantizedPorts(const Node& node, const Rule& rule) {
   return any;
 }
 
-void NodeValidator::reportNoRule(const Node& node) {
+void NodeValidator::reportNoRule(const Node& node, std::string_view nearTarget) {
   Diagnostic d;
   d.severity = Severity::kError;
   d.code = DiagCode::kNoRule;
@@ -515,7 +517,10 @@ void NodeValidator::reportNoRule(const Node& node) {
              "(QNNRULES_PATH or --rules DIR)";
   } else {
     d.expected = "a rule whose targets include " + d.op;
-    d.hint = "add a rule for it in an overlay directory (QNNRULES_PATH or --rules DIR)";
+    d.hint = nearTarget.empty()
+                 ? "add a rule for it in an overlay directory (QNNRULES_PATH or --rules DIR)"
+                 : "did you mean '" + std::string(nearTarget) +
+                       "'? (fix the op name in the graph), else add a rule for it in an overlay directory";
   }
   out_.push_back(std::move(d));
 }
@@ -611,6 +616,18 @@ ValidationResult validateGraph(const Graph& graph, const RuleSet& rules, const S
   // Map each distinct target to its rule once, not once per node.
   std::vector<const Rule*> ruleOfTarget(graph.targets().size(), nullptr);
   for (size_t t = 0; t < graph.targets().size(); ++t) ruleOfTarget[t] = rules.findByTarget(graph.targets()[t]);
+  // For ops without a rule, the rule target they are likely a typo of: once per distinct op.
+  std::vector<std::string_view> nearTarget(graph.targets().size());
+  std::vector<std::string_view> allTargets;
+  for (size_t t = 0; t < graph.targets().size(); ++t) {
+    if (ruleOfTarget[t]) continue;
+    if (allTargets.empty())
+      for (const Rule& r : rules.rules()) allTargets.insert(allTargets.end(), r.targets.begin(), r.targets.end());
+    // At most two edits (a swapped or missing letter): ops share "aten." and ".default", so
+    // the usual third-of-the-length limit would offer aten.sum for aten.cumsum.
+    std::string_view near = nearestName(graph.targets()[t], allTargets);
+    if (!near.empty() && editDistanceIgnoringCase(graph.targets()[t], near) <= 2) nearTarget[t] = near;
+  }
 
   NodeValidator nv(graph, soc, options, rules.backend(), result.diagnostics);
   const std::vector<uint8_t>& skip = options.skipNodes;
@@ -620,7 +637,7 @@ ValidationResult validateGraph(const Graph& graph, const RuleSet& rules, const S
     ++result.nodesChecked;
     const Rule* rule = node.targetId == Node::kNoTarget ? nullptr : ruleOfTarget[node.targetId];
     if (!rule) {
-      nv.reportNoRule(node);
+      nv.reportNoRule(node, node.targetId == Node::kNoTarget ? std::string_view() : nearTarget[node.targetId]);
       continue;
     }
     ++result.nodesWithRule;
