@@ -19,6 +19,9 @@ TEST(Suggest, NearestNameIgnoresCaseAndRejectsFarNames) {
   EXPECT_EQ(didYouMean("QCS6490", socs), "");
   EXPECT_EQ(findIgnoringCase("sm8750", socs), "SM8750");
   EXPECT_EQ(findIgnoringCase("SM87", socs), std::nullopt);
+  // A swap of neighbouring letters is one edit: "hpt" is htp, not gpu (two substitutions).
+  EXPECT_EQ(editDistanceIgnoringCase("hpt", "htp"), 1u);
+  EXPECT_EQ(didYouMean("hpt", std::vector<std::string>{"gpu", "htp", "lpai"}), "did you mean 'htp'?");
 }
 
 CommandResult run(const std::string& tool, const std::string& args) {
@@ -51,7 +54,7 @@ INSTANTIATE_TEST_SUITE_P(
         TypoCase{"config_modifier", "examples/tiny_cnn_8a8w.json --soc SM8650 --annotate 16a8w:per_chanel",
                  "did you mean 'per_channel'?"},
         TypoCase{"flag", "examples/tiny_cnn_8a8w.json --fromat json", "did you mean '--format'?"},
-        TypoCase{"backend_option", "examples/tiny_cnn_8a8w.json --soc SM8650 --backend-option fsp=30",
+        TypoCase{"backend_option", "examples/tiny_cnn_8a8w.json --backend lpai --soc SM8850 --backend-option fsp=30",
                  "did you mean 'fps'?"},
         TypoCase{"graph_op", "tests/data/report/typo_op.json --soc SM8650",
                  "did you mean 'aten.conv2d.default'?"}),

@@ -29,16 +29,26 @@ CommandResult validate(const std::string& args) {
                       shellQuote(QNNRULES_VALIDATE_EXE) + " " + args + " 2>/dev/null");
 }
 
-std::string normalized(std::string text) {
-  text = std::regex_replace(text, std::regex("fnv1a64:[0-9a-f]{16}"), "DIGEST");
-  return std::regex_replace(text, std::regex("\"version\": ?\"" QNNRULES_VERSION "\""), "\"version\": \"VERSION\"");
-}
-
 std::string readAll(const std::string& file) {
   std::ifstream in(file, std::ios::binary);
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+// The CMake project version (the one place it is written).
+std::string projectVersion() {
+  const std::string cmake = readAll(kSource + "/CMakeLists.txt");
+  std::smatch m;
+  return std::regex_search(cmake, m, std::regex(R"(project\(qnnrules VERSION ([0-9.]+))")) ? m[1].str() : "?";
+}
+
+std::string normalized(std::string text) {
+  text = std::regex_replace(text, std::regex("fnv1a64:[0-9a-f]{16}"), "DIGEST");
+  std::string version = projectVersion();
+  for (size_t dot = version.find('.'); dot != std::string::npos; dot = version.find('.', dot + 2))
+    version.replace(dot, 1, "\\.");
+  return std::regex_replace(text, std::regex("(\"(semanticV|v)ersion\": ?)\"" + version + "\""), "$1\"VERSION\"");
 }
 
 std::string golden(const std::string& name, const std::string& actual) {

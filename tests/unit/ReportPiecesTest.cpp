@@ -105,9 +105,9 @@ TEST(OpSummary, CountsNodesPlacementsAndDiagnosticsPerOp) {
   EXPECT_EQ(rows[0].diagnostics, 1u);
   EXPECT_EQ(rows[1].op, "aten.conv2d.default");
   EXPECT_EQ(formatOpTable(rows),
-            "  op                   nodes  delegated  on CPU  diagnostics\n"
-            "  aten.relu.default        2          1       1            1\n"
-            "  aten.conv2d.default      1          1       0            0\n");
+            "  op                    nodes  delegated  on CPU  diagnostics\n"
+            "  aten.relu.default         2          1       1            1\n"
+            "  aten.conv2d.default       1          1       0            0\n");
 }
 
 // The digest names the bytes of the rule files: an overlay that changes one rule changes it,
