@@ -94,6 +94,11 @@ int badInput(const std::string& what, const qnnrules::Status& status, const qnnr
   std::cerr << "qnn-validate: error: " << status.message();
   if (!status.fragment().empty() && status.message().find(status.fragment()) == std::string::npos)
     std::cerr << " (" << status.fragment() << ")";
+  // What to do next, where the message cannot know it (it does not know the command line).
+  if (what == "graph" && status.code() == qnnrules::StatusCode::kNotFound)
+    std::cerr << "; check the path: GRAPH is a .pt2 archive, an ONNX model or a JSON graph";
+  else if (what == "rules" && !errors.empty())
+    std::cerr << "; fix the rule files above (`qnn-rules lint` checks them all)";
   std::cerr << "\n";
   return kExitBadInput;
 }
