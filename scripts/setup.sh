@@ -9,6 +9,7 @@ PACKAGES=(
   libsimdjson-dev libgtest-dev libgmock-dev libbenchmark-dev
   libzip-dev libonnx-dev libprotobuf-dev protobuf-compiler
   python3 python3-venv graphviz python3-jsonschema python3-yaml
+  chromium
   python3-dev pybind11-dev python3-pybind11
 )
 # torch, torchvision, torchao, numpy and pytest come from the venv below (pinned), not Debian.

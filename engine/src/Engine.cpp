@@ -1,5 +1,6 @@
 #include "qnnrules/Engine.h"
 
+#include "qnnrules/core/Suggest.h"
 #include "qnnrules/io/OnnxBinding.h"
 
 namespace qnnrules {
@@ -30,11 +31,22 @@ void Engine::open() {
   const SocInfo* soc = socs.table->find(socName);
   if (!soc) {
     std::string known;
-    for (const SocInfo& s : socs.table->all()) known += (known.empty() ? "" : ", ") + s.name;
-    status_ = Status(StatusCode::kInvalidArgument, "unknown SoC '" + socName + "'; known SoCs: " + known, socName);
+    std::vector<std::string> names;
+    for (const SocInfo& s : socs.table->all()) {
+      known += (known.empty() ? "" : ", ") + s.name;
+      names.push_back(s.name);
+    }
+    std::string hint = didYouMean(socName, names);
+    status_ = Status(StatusCode::kInvalidArgument,
+                     "unknown SoC '" + socName + "'" + (hint.empty() ? "" : "; " + hint) + " (known SoCs: " + known +
+                         "; see --list-socs)",
+                     socName);
     return;
   }
   soc_ = *soc;
+  // Backend names are case-insensitive, like SoC names ("HTP" is htp).
+  if (std::optional<std::string> b = findIgnoringCase(options_.backend, registry_->availableBackends()))
+    options_.backend = *b;
   const BackendLoad& load = registry_->backend(options_.backend);
   if (!load.status.isOk()) {
     status_ = load.status;
@@ -99,6 +111,15 @@ AnnotateResult Engine::annotate(Graph& graph, const AnnotateOptions& options) co
   Recipe fileRecipe;
   const Recipe* recipe = options.recipe;
   if (!options.recipeFile.empty()) {
+    // A missing recipe is a wrong path, not a YAML problem: say so, and what to do.
+    std::error_code ec;
+    if (!std::filesystem::exists(options.recipeFile, ec)) {
+      result.status = Status(StatusCode::kNotFound,
+                             "recipe file not found: " + options.recipeFile +
+                                 " (paths are relative to the working directory; check the --recipe path)",
+                             options.recipeFile);
+      return result;
+    }
     loadRecipeFile(options.recipeFile, options.recipeFile, configs, fileRecipe, result.loadErrors);
     if (!result.loadErrors.empty()) {
       result.status = Status(StatusCode::kRuleError, "the recipe file has errors", options.recipeFile);

@@ -16,11 +16,12 @@ from ._qnnrules import Engine as _CoreEngine
 from ._version import __version__
 from .builder import GraphBuilder, Ref
 from .errors import AnnotationError, ConfigError, Error, GraphError, QnnRulesError, RuleError, ValidationError
+from .log import log_level, set_log_level
 
 __all__ = [
     "__version__", "AnnotationError", "AnnotationReport", "ConfigError", "DelegationReport", "Diagnostic", "Engine",
     "Error", "Graph", "GraphBuilder", "GraphError", "QnnRulesError", "Ref", "RuleError", "RunReport", "ValidationError",
-    "ValidationReport",
+    "ValidationReport", "log_level", "set_log_level",
 ]
 
 
@@ -45,8 +46,9 @@ class Engine(_CoreEngine):
     ``soc``: None checks the reference quantizer's default (SM8750), and reports say so.
     ``rules``: overlay directories searched after $QNNRULES_PATH (``use_environment``); a rule
     whose id exists replaces it, a new id adds an op. ``backend_options``: {name: value} or
-    ["name=value", ...], checked against the backend's option table. Raises :class:`RuleError`
-    with every error when rules do not load, or for an unknown backend, SoC or option.
+    ["name=value", ...] (values typed: int, bool or the choice's name), checked against the
+    backend's option table. Raises :class:`RuleError` with every error when rules do not load,
+    :class:`ConfigError` (with a did-you-mean) for an unknown backend, SoC or option.
     """
 
     def __init__(self, backend="htp", soc=None, strict=True, rules=(), use_environment=True,

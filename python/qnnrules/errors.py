@@ -1,11 +1,20 @@
-"""Exceptions raised by qnnrules. Each carries the engine's diagnostics as values.
+"""Exceptions raised by qnnrules: one hierarchy, each carrying the engine's diagnostics as values.
 
-They are plain Python (no extension needed), so code can catch them without importing the
-engine; the extension raises them with a one-line summary and the list of diagnostics.
+    Error                      base (also importable as QnnRulesError)
+    ├── RuleError              rule files do not load (every error, with file:line)
+    ├── ConfigError            unknown SoC, backend, backend option, quantization config; bad recipe
+    ├── GraphError             a graph cannot be read (schema errors with their JSON pointer)
+    ├── ValidationError        strict mode found violations
+    └── AnnotationError        ports cannot be annotated as the config or recipe asks
+
+All are ValueErrors too. They are plain Python (no extension needed), so code can catch them
+without importing the engine; the extension raises them with a one-line summary and the list
+of diagnostics. Field names match the reports': ``diagnostics`` (every one), ``errors`` and
+``warnings`` (lists of that severity), ``error_count`` and ``warning_count``.
 """
 
 
-class QnnRulesError(Exception):
+class Error(ValueError):
     """Base class. ``diagnostics`` is the list of :class:`qnnrules.Diagnostic` behind it."""
 
     def __init__(self, summary, diagnostics=()):
@@ -16,29 +25,43 @@ class QnnRulesError(Exception):
         blocks = [str(d).rstrip("\n") for d in self.diagnostics]
         super().__init__("\n".join([summary] + blocks))
 
-
-class ValidationError(QnnRulesError, ValueError):
-    """Strict mode found violations. ``diagnostics`` lists all of them."""
-
     @property
     def errors(self):
+        """The diagnostics of severity error (a list, as ``ValidationReport.errors``)."""
         return [d for d in self.diagnostics if d.severity == "error"]
 
+    @property
+    def warnings(self):
+        return [d for d in self.diagnostics if d.severity == "warning"]
 
-class AnnotationError(QnnRulesError, ValueError):
-    """Ports could not be annotated as the config or recipe asked (see ``diagnostics``)."""
+    @property
+    def error_count(self):
+        return len(self.errors)
+
+    @property
+    def warning_count(self):
+        return len(self.warnings)
 
 
-class GraphError(QnnRulesError, ValueError):
+QnnRulesError = Error  # the base class under its earlier name
+
+
+class RuleError(Error):
+    """Rule files could not be loaded (``diagnostics`` has every error with file:line:column)."""
+
+
+class ConfigError(Error):
+    """A name or setting the caller chose is unknown or malformed: SoC, backend, backend option,
+    quantization config or recipe. The message says what is known, with a did-you-mean."""
+
+
+class GraphError(Error):
     """A graph could not be read: malformed JSON, schema errors (each with its JSON pointer), limits."""
 
 
-class RuleError(QnnRulesError, ValueError):
-    """Rules could not be loaded, or the backend / SoC / configuration is unknown."""
+class ValidationError(Error):
+    """Strict mode found violations. ``diagnostics`` lists all of them, ``errors`` the errors."""
 
 
-class ConfigError(RuleError):
-    """A quantization config selection or recipe is unknown or malformed (a RuleError, as before)."""
-
-
-Error = QnnRulesError  # the base class under its short name (qnnrules.Error)
+class AnnotationError(Error):
+    """Ports could not be annotated as the config or recipe asked (see ``diagnostics``)."""

@@ -24,6 +24,9 @@ void bindRunReport(py::module_& m, py::class_<Engine>& engine);
 
 // Diagnostics as a Python list of bound Diagnostic objects.
 py::list toPyList(const DiagnosticList& diags);
+// The diagnostics of one severity: `errors` and `warnings` are lists on reports and
+// exceptions alike; the counts are error_count / warning_count.
+py::list ofSeverity(const DiagnosticList& diags, Severity s);
 
 // Raises qnnrules.errors.<errorClass>(message, diagnostics). The exception classes are pure
 // Python (python/qnnrules/errors.py) so that users can catch them without the extension.

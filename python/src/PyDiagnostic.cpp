@@ -12,6 +12,13 @@ py::list toPyList(const DiagnosticList& diags) {
   return out;
 }
 
+py::list ofSeverity(const DiagnosticList& diags, Severity s) {
+  DiagnosticList picked;
+  for (const Diagnostic& d : diags)
+    if (d.severity == s) picked.push_back(d);
+  return toPyList(picked);
+}
+
 void raise(const char* errorClass, const std::string& message, const DiagnosticList& diags) {
   py::object cls = py::module_::import("qnnrules.errors").attr(errorClass);
   py::object exc = cls(message, toPyList(diags));

@@ -33,7 +33,10 @@ std::unique_ptr<Engine> openEngine(const std::string& backend, const std::option
     py::gil_scoped_release unlocked;
     e = std::make_unique<Engine>(std::move(o));
   }
-  if (!e->ok()) raise("RuleError", statusMessage(e->status()), e->loadErrors());
+  // A name the caller chose (SoC, backend, option) is a ConfigError; rule files that do not load a RuleError.
+  if (!e->ok())
+    raise(e->status().code() == StatusCode::kInvalidArgument ? "ConfigError" : "RuleError", statusMessage(e->status()),
+          e->loadErrors());
   return e;
 }
 
@@ -164,9 +167,19 @@ py::dict socDict(const SocInfo& s) {
   return d;
 }
 
+// Typed values: int and mask options as int, bool as bool, enum as its name (str).
 py::dict backendOptionDict(const Engine& e) {
   py::dict d;
-  for (const ResolvedOption& o : e.backendOptions()) d[py::str(o.spec->name)] = o.text();
+  for (const ResolvedOption& o : e.backendOptions()) {
+    py::object value;
+    switch (o.spec->type) {
+      case OptionType::kInt:
+      case OptionType::kMask: value = py::int_(o.value); break;
+      case OptionType::kBool: value = py::bool_(o.value != 0); break;
+      case OptionType::kEnum: value = py::str(o.text()); break;
+    }
+    d[py::str(o.spec->name)] = value;
+  }
   return d;
 }
 
@@ -177,8 +190,12 @@ void bindEngine(py::module_& m) {
       .def_property_readonly("diagnostics", [](const ValidationResult& r) { return toPyList(r.diagnostics); })
       .def_readonly("nodes_checked", &ValidationResult::nodesChecked, "call nodes looked at")
       .def_readonly("nodes_with_rule", &ValidationResult::nodesWithRule)
-      .def_property_readonly("errors", &ValidationResult::errorCount)
-      .def_property_readonly("warnings", &ValidationResult::warningCount)
+      .def_property_readonly("errors", [](const ValidationResult& r) { return ofSeverity(r.diagnostics, Severity::kError); },
+                             "the error diagnostics (a list, as on ValidationError)")
+      .def_property_readonly("warnings",
+                             [](const ValidationResult& r) { return ofSeverity(r.diagnostics, Severity::kWarning); })
+      .def_property_readonly("error_count", &ValidationResult::errorCount)
+      .def_property_readonly("warning_count", &ValidationResult::warningCount)
       .def_property_readonly("ok", &ValidationResult::ok, "no errors")
       .def("__repr__", [](const ValidationResult& r) {
         return "<ValidationReport " + std::to_string(r.errorCount()) + " error(s), " +

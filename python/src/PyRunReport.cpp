@@ -81,8 +81,12 @@ void bindRunReport(py::module_& m, py::class_<Engine>& engine) {
       .def_property_readonly(
           "fallbacks", [](const RunReport& r) { return toPyList(fallbackDiagnostics(*r.graph, r.delegation)); },
           "compute nodes on CPU, as Diagnostic objects (node, code, message, rule, notes)")
-      .def_property_readonly("errors", [](const RunReport& r) { return r.validation.errorCount(); })
-      .def_property_readonly("warnings", [](const RunReport& r) { return r.validation.warningCount(); })
+      .def_property_readonly("errors", [](const RunReport& r) { return ofSeverity(r.validation.diagnostics, Severity::kError); },
+                             "the error diagnostics (a list, as on ValidationReport and ValidationError)")
+      .def_property_readonly("warnings",
+                             [](const RunReport& r) { return ofSeverity(r.validation.diagnostics, Severity::kWarning); })
+      .def_property_readonly("error_count", [](const RunReport& r) { return r.validation.errorCount(); })
+      .def_property_readonly("warning_count", [](const RunReport& r) { return r.validation.warningCount(); })
       .def_property_readonly("valid", &RunReport::valid, "no error, and full delegation satisfied when required")
       .def_property_readonly("failed", &RunReport::failed, "strict mode and not valid: qnn-validate exits 1")
       .def_readonly("qdq_nodes_folded", &RunReport::qdqNodesFolded)

@@ -51,6 +51,6 @@ def assert_same_as_cli(engine, graph_path):
     rc, cli = run_cli(graph_path, "--strict" if engine.strict else "--warn")
     assert [d.to_dict() for d in report.diagnostics] == cli["diagnostics"]
     assert cli["summary"] == {"nodes_checked": report.nodes_checked, "nodes_with_rule": report.nodes_with_rule,
-                              "errors": report.errors, "warnings": report.warnings}
+                              "errors": report.error_count, "warnings": report.warning_count}
     assert (rc == 0) == report.ok
     return report

@@ -30,11 +30,57 @@ def test_engine_describes_soc_rules_and_search_path(engine):
     assert str(engine.search_path[0]).endswith("rules")
 
 
-def test_unknown_soc_is_a_rule_error_naming_known_socs():
-    with pytest.raises(qnnrules.RuleError) as exc:
+def test_unknown_soc_is_a_config_error_naming_known_socs():
+    with pytest.raises(qnnrules.ConfigError) as exc:
         qnnrules.Engine(soc="SM0000")
-    assert isinstance(exc.value, ValueError)
+    assert isinstance(exc.value, ValueError) and isinstance(exc.value, qnnrules.Error)
     assert "SM0000" in str(exc.value) and SOC in str(exc.value)
+
+
+def test_unknown_soc_and_backend_suggest_the_name():
+    with pytest.raises(qnnrules.ConfigError, match="did you mean 'SM8650'"):
+        qnnrules.Engine(soc="SM8655")
+    with pytest.raises(qnnrules.ConfigError, match="did you mean 'htp'"):
+        qnnrules.Engine(backend="hpt", soc=SOC)
+
+
+def test_error_hierarchy_is_one_tree():
+    for cls in (qnnrules.RuleError, qnnrules.GraphError, qnnrules.ConfigError, qnnrules.ValidationError,
+                qnnrules.AnnotationError):
+        assert issubclass(cls, qnnrules.Error) and issubclass(cls, ValueError)
+    assert not issubclass(qnnrules.ConfigError, qnnrules.RuleError)
+    assert qnnrules.QnnRulesError is qnnrules.Error
+
+
+def test_reports_and_exceptions_use_the_same_field_names(engine):
+    graph = sigmoid_graph(1 / 100)
+    report = engine.check(graph)
+    with pytest.raises(qnnrules.ValidationError) as exc:
+        engine.validate(graph)
+    for obj in (report, exc.value):
+        assert isinstance(obj.errors, list) and isinstance(obj.warnings, list)
+        assert obj.error_count == len(obj.errors) > 0 and obj.warning_count == len(obj.warnings)
+    assert [d.to_dict() for d in report.errors] == [d.to_dict() for d in exc.value.errors]
+
+
+def test_backend_options_are_typed():
+    lpai_soc = "SM8850"
+    engine = qnnrules.Engine(backend="lpai", soc=lpai_soc, backend_options={"fps": 30})
+    options = engine.backend_options
+    assert options["fps"] == 30 and isinstance(options["fps"], int)
+    assert all(isinstance(v, (int, bool, str)) for v in options.values())
+    assert any(isinstance(v, str) for v in options.values())  # enum options by their choice's name
+
+
+def test_set_log_level_checks_the_name():
+    before = qnnrules.log_level()
+    try:
+        qnnrules.set_log_level("DEBUG")
+        assert qnnrules.log_level() == "debug"
+    finally:
+        qnnrules.set_log_level(before)
+    with pytest.raises(qnnrules.ConfigError, match="did you mean 'debug'"):
+        qnnrules.set_log_level("debgu")
 
 
 def test_bad_graph_reports_every_schema_error():
@@ -169,8 +215,8 @@ def test_annotate_returns_an_annotated_copy_that_validates(engine, config):
     assert engine.validate(annotated) == []
 
 
-def test_annotate_with_unknown_config_is_a_rule_error(engine):
-    with pytest.raises(qnnrules.RuleError, match="3a3w"):
+def test_annotate_with_unknown_config_is_a_config_error(engine):
+    with pytest.raises(qnnrules.ConfigError, match="3a3w"):
         engine.annotate(float_sigmoid_graph(), "3a3w")
 
 

@@ -28,7 +28,7 @@ except qnnrules.ValidationError as e:
 print(json.dumps({
     "file": qnnrules.__file__, "version": qnnrules.__version__, "rules": str(engine.search_path[0]),
     "typed": sorted(f for f in os.listdir(os.path.dirname(qnnrules.__file__)) if f.endswith((".pyi", ".typed"))),
-    "ok_errors": ok.errors, "ok_checked": ok.nodes_checked, "bad": bad,
+    "ok_errors": ok.error_count, "ok_checked": ok.nodes_checked, "bad": bad,
 }))
 """
 

@@ -177,7 +177,7 @@ def test_bad_config_is_a_config_error():
     with pytest.raises(qnnrules.ConfigError, match="16a2w") as exc:
         qt.Quantizer(backend="htp", soc=SOC, config="16a2w:per_tensor").annotate(
             export(ConvSigmoidLinear(), ConvSigmoidLinear.example()))
-    assert isinstance(exc.value, qnnrules.RuleError) and isinstance(exc.value, qnnrules.Error)
+    assert isinstance(exc.value, qnnrules.Error) and isinstance(exc.value, ValueError)
 
 
 def quantize(quantizer, model, example):

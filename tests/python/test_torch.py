@@ -137,7 +137,7 @@ def test_linear_weights_keep_their_config(soc, config, weight):
     for name in ("linear", "linear_1"):
         spec = annotated.node(name)["args"][1]["qspec"]
         assert {k: spec[k] for k in weight} == weight and spec["qscheme"] == "per_channel_symmetric"
-    assert engine.check(annotated).errors == 0
+    assert engine.check(annotated).error_count == 0
 
 
 def test_block_wise_linear_on_sm8350_is_gated():
@@ -219,7 +219,7 @@ def test_pytorch_quantization_annotations_are_read(engine):
     assert nodes[sig.name]["outputs"][0]["qspec"]["scale"] == 1 / 256
     assert nodes[view.name]["args"][0]["qspec"] == {"shared_with": {"node": sig.name}}
     assert nodes[view.name]["outputs"][0]["qspec"] == {"shared_with": {"edge": [sig.name, view.name]}}
-    assert engine.check(qt.from_fx(gm)).errors == 0
+    assert engine.check(qt.from_fx(gm)).error_count == 0
     sig.meta[qt.TORCH_ANNOTATION_KEY].output_qspec = fixed(1 / 100)
     with pytest.raises(qnnrules.ValidationError, match=sig.name):
         qt.validate(engine, gm)
@@ -232,4 +232,4 @@ def test_exported_program_converts_with_lifted_parameters(engine):
     assert kinds == {"conv.weight": "parameter", "conv.bias": "parameter"}
     conv = next(n for n in nodes if n.get("target", "").startswith("aten.conv"))
     assert conv["module"] == "conv"
-    assert engine.check(engine.annotate(qt.from_fx(program), "8a8w")).errors == 0
+    assert engine.check(engine.annotate(qt.from_fx(program), "8a8w")).error_count == 0

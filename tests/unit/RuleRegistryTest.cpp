@@ -157,7 +157,7 @@ TEST(RuleRegistry, UnknownBackendListsTheAvailableOnes) {
   RuleRegistry reg(opts(d));
   const BackendLoad& load = reg.backend("npu");
   EXPECT_EQ(load.status.code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(load.status.message(), "unknown backend 'npu'; available: htp");
+  EXPECT_EQ(load.status.message(), "unknown backend 'npu' (available: htp)");
   EXPECT_EQ(reg.backend("../etc").status.code(), StatusCode::kInvalidArgument);
 }
 
@@ -190,7 +190,7 @@ TEST(Engine, OpensAndValidatesOrReportsWhyNot) {
   Engine badSoc(o);
   EXPECT_FALSE(badSoc.ok());
   EXPECT_EQ(badSoc.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(badSoc.status().message(), "unknown SoC 'SM9999'; known SoCs: SM8650, SM8350");
+  EXPECT_EQ(badSoc.status().message(), "unknown SoC 'SM9999' (known SoCs: SM8650, SM8350; see --list-socs)");
 
   o.soc = "SM8650";
   o.backend = "lpai";

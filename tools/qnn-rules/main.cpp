@@ -5,6 +5,7 @@
 //   qnn-rules explain RULE_ID [--backend B]   description, targets, ports, variants, gates, file:line
 //   qnn-rules docs [--out DIR] [--check]      write (or check) DIR/<backend>.md for every backend, and DIR/index.md
 #include <CLI/CLI.hpp>
+#include <spdlog/cfg/env.h>
 #include <spdlog/spdlog.h>
 
 #include <iostream>
@@ -16,6 +17,8 @@
 #include "qnnrules/validate/ConstraintText.h"
 #include "qnnrules/rules/RuleRegistry.h"
 #include "qnnrules/report/SupportedOpsDoc.h"
+#include "qnnrules/report/DiagnosticCodes.h"
+#include "qnnrules/core/Suggest.h"
 
 #include <filesystem>
 #include <fstream>
@@ -120,7 +123,14 @@ int explain(RuleRegistry& reg, const std::string& backend, const std::string& id
   const Rule* r = rules->findById(id);
   if (!r) r = rules->findByTarget(id);  // accept an ATen target too
   if (!r) {
-    std::cerr << "qnn-rules: error: no rule '" << id << "' in backend " << backend << "\n";
+    std::vector<std::string> names;  // rule ids and ATen targets: both are accepted
+    for (const Rule& rule : rules->rules()) {
+      names.push_back(rule.id);
+      names.insert(names.end(), rule.targets.begin(), rule.targets.end());
+    }
+    const std::string hint = didYouMean(id, names);
+    std::cerr << "qnn-rules: error: no rule '" << id << "' in backend " << backend
+              << (hint.empty() ? "" : "; " + hint) << " (see `qnn-rules list --backend " << backend << "`)\n";
     return kExitUsage;
   }
   std::cout << r->id << "  (" << r->mark.toString() << ", " << r->origin << ")\n";
@@ -173,7 +183,8 @@ bool emit(const std::filesystem::path& path, const std::string& text, bool check
   return true;
 }
 
-int docs(RuleRegistry& reg, const std::string& outDir, bool check) {
+// Also writes the diagnostic-code reference (report/DiagnosticCodes.h) to `codesFile`.
+int docs(RuleRegistry& reg, const std::string& outDir, const std::filesystem::path& codesFile, bool check) {
   const auto& socs = reg.socs();
   if (!socs.status.isOk()) {
     for (const Diagnostic& d : socs.errors) std::cerr << formatText(d);
@@ -194,6 +205,7 @@ int docs(RuleRegistry& reg, const std::string& outDir, bool check) {
     ok &= emit(std::filesystem::path(outDir) / (b.rules->backend() + ".md"), md, check);
   }
   ok &= emit(std::filesystem::path(outDir) / "index.md", supportedOpsIndexMarkdown(backends), check);
+  ok &= emit(codesFile, diagnosticCodesMarkdown(), check);
   if (ok) return kExitOk;
   return check ? kExitLintErrors : kExitUsage;
 }
@@ -207,7 +219,16 @@ int main(int argc, char** argv) {
   std::vector<std::string> dirs;
   std::string backend = "htp";
   std::string ruleId;
-  app.add_option("--rules", dirs, "overlay rules directory (repeatable)");
+  app.footer(
+      "Exit codes:\n"
+      "  0  success\n"
+      "  1  lint found rule errors, or docs --check found a stale file\n"
+      "  2  usage error: unknown subcommand, flag, backend or rule id; unreadable rules\n"
+      "Environment: QNNRULES_PATH (rule overlays), SPDLOG_LEVEL (log level)");
+  app.add_option("--rules", dirs, "overlay rules directory (repeatable, one per --rules)")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->take_all();
   app.fallthrough();  // `qnn-rules lint --rules DIR` as well as `qnn-rules --rules DIR lint`
   CLI::App* lintCmd = app.add_subcommand("lint", "load every backend and report every error");
   CLI::App* listCmd = app.add_subcommand("list", "list a backend's rules");
@@ -221,12 +242,16 @@ int main(int argc, char** argv) {
   CLI::App* docsCmd = app.add_subcommand("docs", "generate the supported-ops reference from the rules");
   docsCmd->add_option("--out", outDir, "output directory")->capture_default_str();
   docsCmd->add_flag("--check", check, "compare instead of writing; exit 1 when stale");
+  std::string codesFile;
+  docsCmd->add_option("--codes", codesFile,
+                      "where the diagnostic-code reference goes (default: docs/diagnostics.md, or OUT/diagnostics.md with --out)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? kExitOk : kExitUsage;
   }
   spdlog::set_level(spdlog::level::warn);
+  spdlog::cfg::load_env_levels();  // SPDLOG_LEVEL=debug shows what the registry reads
   RuleRegistry reg(registryOptions(dirs));
   if (lintCmd->parsed()) return lint(reg);
   if (listCmd->parsed()) return list(reg, backend);
@@ -239,6 +264,10 @@ int main(int argc, char** argv) {
     }
     return explain(reg, backend, ruleId);
   }
-  if (docsCmd->parsed()) return docs(reg, outDir, check);
+  if (docsCmd->parsed()) {
+    const bool outGiven = docsCmd->get_option("--out")->count() > 0;
+    if (codesFile.empty()) codesFile = outGiven ? (std::filesystem::path(outDir) / "diagnostics.md").string() : "docs/diagnostics.md";
+    return docs(reg, outDir, codesFile, check);
+  }
   return kExitUsage;
 }

@@ -2,21 +2,69 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <iostream>
 
+#include "qnnrules/core/Suggest.h"
+
 namespace qnnvalidate {
+namespace {
+
+constexpr const char* kExitCodeTable =
+    "Exit codes:\n"
+    "  0  valid, or warn mode\n"
+    "  1  strict mode (the default) found violations, or full delegation is required and not met\n"
+    "  2  usage error or bad input: unknown flag, SoC, backend or option; malformed graph; rule-file errors\n"
+    "Environment: QNNRULES_PATH (rule overlays), SPDLOG_LEVEL (log level), NO_COLOR (no colour)";
+
+// "--frobnicate" -> "unknown option '--frobnicate'; did you mean '--format'?" for each flag of
+// argv the app does not know, so a typo is answered with the flag that was meant.
+void suggestFlags(const CLI::App& app, int argc, char** argv) {
+  std::vector<std::string> known;
+  for (const CLI::Option* opt : app.get_options())
+    for (const std::string& n : opt->get_lnames()) known.push_back("--" + n);
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--") break;
+    if (!arg.starts_with("--")) continue;
+    arg = arg.substr(0, arg.find('='));
+    if (std::find(known.begin(), known.end(), arg) != known.end()) continue;
+    std::string hint = qnnrules::didYouMean(arg, known);
+    std::cerr << "qnn-validate: error: unknown option '" << arg << "'"
+              << (hint.empty() ? "; see --help for the options" : "; " + hint) << "\n";
+  }
+}
+
+std::string lowerCase(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
 
 std::optional<int> parseCommandLine(int argc, char** argv, CliOptions& o) {
   CLI::App app{"Checks a quantized graph against QNN backend rules before lowering."};
   app.set_version_flag("--version", "qnn-validate " QNNRULES_VERSION);
   app.add_option("graph", o.graphPath,
                  "graph file: a torch.export archive (.pt2), an ONNX model, or a JSON graph (format v1)");
-  app.add_option("--backend", o.backend, "backend: htp, lpai, gpu")->capture_default_str();
+  app.footer(kExitCodeTable);
+  // Names are case-insensitive, like --soc: backends are folder names in lower case.
+  app.add_option("--backend", o.backend, "backend: htp, lpai, gpu")->transform(lowerCase)->capture_default_str();
   auto* soc = app.add_option("--soc", o.soc, "target SoC, e.g. SM8650 (see --list-socs)")->capture_default_str();
   auto* strict = app.add_flag("--strict", o.strict, "violations are errors, exit 1 (default)");
   app.add_flag("--warn", o.warn, "report violations as warnings, exit 0")->excludes(strict);
-  app.add_option("--format", o.format, "output format")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
-  app.add_option("--rules", o.ruleDirs, "overlay rules directory (repeatable; after QNNRULES_PATH)");
+  app.add_option("--format", o.format, "report format: text, json (docs/schemas/report.schema.json), sarif (SARIF 2.1.0)")
+      ->transform(CLI::IsMember({"text", "json", "sarif"}, CLI::ignore_case))
+      ->capture_default_str();
+  app.add_option("--html", o.html, "also write a self-contained HTML report here (open it in any browser)");
+  app.add_option("--color", o.color, "colour the text report: auto (when stdout is a terminal), always, never")
+      ->transform(CLI::IsMember({"auto", "always", "never"}, CLI::ignore_case))
+      ->capture_default_str();
+  app.add_option("--rules", o.ruleDirs, "overlay rules directory (repeatable, one per --rules; after QNNRULES_PATH)")
+      ->expected(1)
+      ->allow_extra_args(false)  // `--rules DIR graph.json`: the graph stays the graph
+      ->take_all();
   app.add_flag("--list-rules", o.listRules, "list the backend's rules and where each came from");
   app.add_flag("--list-socs", o.listSocs, "list known SoCs");
   auto* annotate = app.add_option("--annotate", o.annotate,
@@ -35,16 +83,19 @@ std::optional<int> parseCommandLine(int argc, char** argv, CliOptions& o) {
   app.add_flag("--no-require-full-delegation", o.noRequireFull, "allow partial delegation")->excludes(full);
   app.add_option("--dot", o.dot, "write a Graphviz picture of the delegation (partitions, fallbacks) here");
   app.add_flag("--time", o.time, "print the wall and CPU time of each phase (rule load, read, ..., report)");
-  app.add_option("--log-level", o.logLevel, "trace, debug, info, warn, error, off")
-      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
-      ->capture_default_str();
+  auto* logLevel =
+      app.add_option("--log-level", o.logLevel, "trace, debug, info, warn, error, off (default: $SPDLOG_LEVEL, else warn)")
+          ->transform(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}, CLI::ignore_case))
+          ->capture_default_str();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    if (dynamic_cast<const CLI::ExtrasError*>(&e)) suggestFlags(app, argc, argv);
     int rc = app.exit(e);
     return rc == 0 ? kExitValid : kExitBadInput;
   }
   o.socGiven = soc->count() > 0;
+  o.logLevelGiven = logLevel->count() > 0;
   if (o.graphPath.empty() && !o.listRules && !o.listSocs) {
     std::cerr << "qnn-validate: error: a graph file is required (or --list-rules / --list-socs)\n"
               << "Run with --help for more information.\n";

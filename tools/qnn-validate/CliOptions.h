@@ -38,6 +38,10 @@ struct CliOptions {
   bool requireFull = false;
   bool noRequireFull = false;
   std::string dot;          // Graphviz picture of the delegation
+  // Report surface (docs/schemas/report.schema.json, --format sarif, --html)
+  std::string html;         // self-contained HTML report
+  std::string color = "auto";
+  bool logLevelGiven = false;  // else SPDLOG_LEVEL, when set, chooses the level
 };
 
 // Parses argv into `options`; an exit code when the program must stop (--help, --version,

@@ -4,15 +4,21 @@
 
 #include "qnnrules/annotate/Encodings.h"
 #include "qnnrules/io/GraphWriter.h"
+#include "qnnrules/pipeline/RunReportFormat.h"
 #include "qnnrules/report/DotWriter.h"
 
 namespace qnnvalidate {
 
-int reportError(const qnnrules::Status& status, const qnnrules::DiagnosticList& errors) {
+int reportError(const qnnrules::Status& status, const qnnrules::DiagnosticList& errors, qnnrules::RunStage stage) {
   for (const qnnrules::Diagnostic& d : errors) std::cerr << qnnrules::formatText(d);
   std::cerr << "qnn-validate: error: " << status.message();
   if (!status.fragment().empty() && status.message().find(status.fragment()) == std::string::npos)
     std::cerr << " (" << status.fragment() << ")";
+  // What to do next, where the message cannot know it (it does not know the command line).
+  if (stage == qnnrules::RunStage::kGraph && status.code() == qnnrules::StatusCode::kNotFound)
+    std::cerr << "; check the path: GRAPH is a .pt2 archive, an ONNX model or a JSON graph";
+  else if (stage == qnnrules::RunStage::kRules && !errors.empty())
+    std::cerr << "; fix the rule files above (`qnn-rules lint` checks them all)";
   std::cerr << "\n";
   return kExitBadInput;
 }
@@ -50,6 +56,10 @@ int writeGraphAndEncodings(const CliOptions& o, const qnnrules::RunReport& r) {
 int writeOutputFiles(const CliOptions& o, const qnnrules::RunReport& r) {
   if (!o.dot.empty()) {
     qnnrules::Status st = qnnrules::writeDotFile(o.dot, *r.graph, r.delegation);
+    if (!st.isOk()) return reportError(st, {});
+  }
+  if (!o.html.empty()) {
+    qnnrules::Status st = qnnrules::writeFileAtomically(o.html, qnnrules::formatRunHtml(r));
     if (!st.isOk()) return reportError(st, {});
   }
   return writeGraphAndEncodings(o, r);

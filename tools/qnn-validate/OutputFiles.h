@@ -1,5 +1,5 @@
 // The files qnn-validate writes besides its report, each rendered from the run report:
-// the --dot picture, the --output annotated graph and the --encodings JSON.
+// the --dot picture, the --html page, the --output annotated graph and the --encodings JSON.
 #pragma once
 
 #include "CliOptions.h"
@@ -7,8 +7,11 @@
 
 namespace qnnvalidate {
 
-// Prints a failed Status to stderr ("qnn-validate: error: ...") after its diagnostics; exit 2.
-int reportError(const qnnrules::Status& status, const qnnrules::DiagnosticList& errors);
+// Prints a failed Status to stderr ("qnn-validate: error: ...") after its diagnostics, and what
+// to do next when the stage says it (a graph path that is not found, rule files that do not
+// load); exit 2.
+int reportError(const qnnrules::Status& status, const qnnrules::DiagnosticList& errors,
+                qnnrules::RunStage stage = qnnrules::RunStage::kNone);
 
 // Writes the files asked for; kExitValid, or the exit code when one could not be written or
 // the run failed (then nothing is written).

@@ -2,10 +2,13 @@
 //
 // One pass through main: parse the command line (CliOptions.h) -> open the engine -> one
 // Engine::run (the whole pipeline, pipeline/RunReport.h) -> render the run report (text or
-// JSON, pipeline/RunReportFormat.h) -> write the files asked for (OutputFiles.h) -> exit code.
+// JSON or SARIF, pipeline/RunReportFormat.h) -> write the files asked for (--dot, --html,
+// --output, --encodings: OutputFiles.h) -> exit code.
 //
 // Exit codes: 0 valid (or warn mode), 1 strict mode found violations, 2 usage errors or
 // bad input (malformed graph, unknown SoC/backend, rule-file errors).
+#include <nlohmann/json.hpp>
+#include <spdlog/cfg/env.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -16,11 +19,29 @@
 #include "OutputFiles.h"
 #include "qnnrules/Engine.h"
 #include "qnnrules/pipeline/RunReportFormat.h"
+#include "qnnrules/report/TextStyle.h"
 
 namespace qnnvalidate {
 namespace {
 
-int listRules(const qnnrules::Engine& engine) {
+using ojson = nlohmann::ordered_json;  // listings keep their keys in the order written
+
+void printJson(const ojson& j) { std::cout << j.dump(2, ' ', false, ojson::error_handler_t::replace) << "\n"; }
+
+int listRules(const qnnrules::Engine& engine, const std::string& format) {
+  if (format == "json") {
+    ojson rules = ojson::array();
+    for (const qnnrules::Rule& r : engine.rules().rules())
+      rules.push_back({{"id", r.id},
+                       {"qnn_op", r.qnnOp},
+                       {"targets", r.targets},
+                       {"description", r.description},
+                       {"origin", r.origin},
+                       {"location", r.mark.known() ? ojson{{"file", *r.mark.file}, {"line", r.mark.line}} : ojson()}});
+    printJson({{"tool", "qnn-validate"}, {"version", QNNRULES_VERSION}, {"backend", engine.rules().backend()},
+               {"rules", std::move(rules)}});
+    return kExitValid;
+  }
   for (const qnnrules::Rule& r : engine.rules().rules()) {
     std::cout << r.id << "  [" << r.origin << "]  " << r.mark.toString(false) << "\n";
     std::cout << "    " << (r.qnnOp.empty() ? "(no QNN op)" : r.qnnOp) << " <- ";
@@ -31,8 +52,19 @@ int listRules(const qnnrules::Engine& engine) {
   return kExitValid;
 }
 
-int listSocs(qnnrules::Engine& engine) {
+int listSocs(qnnrules::Engine& engine, const std::string& format) {
   const auto& socs = engine.registry().socs();
+  if (format == "json") {
+    ojson list = ojson::array();
+    for (const qnnrules::SocInfo& s : socs.table->all())
+      list.push_back({{"name", s.name},
+                      {"htp_arch", qnnrules::htpArchName(s.htpArch)},
+                      {"vtcm_mb", s.vtcmMb},
+                      {"lpai_version", s.lpaiVersion.empty() ? ojson() : ojson(s.lpaiVersion)},
+                      {"marketing_name", s.marketingName}});
+    printJson({{"tool", "qnn-validate"}, {"version", QNNRULES_VERSION}, {"socs", std::move(list)}});
+    return kExitValid;
+  }
   for (const qnnrules::SocInfo& s : socs.table->all()) {
     std::cout << s.name << "  HTP " << qnnrules::htpArchName(s.htpArch) << "  VTCM " << s.vtcmMb << " MB";
     if (!s.lpaiVersion.empty()) std::cout << "  LPAI " << s.lpaiVersion;
@@ -42,21 +74,28 @@ int listSocs(qnnrules::Engine& engine) {
   return kExitValid;
 }
 
+// The report in the chosen format: text (the default), json or sarif.
+std::string render(const CliOptions& o, const qnnrules::RunReport& report) {
+  qnnrules::RenderOptions options;
+  options.times = o.time;
+  if (o.format == "json") return qnnrules::formatRunJson(report, options);
+  if (o.format == "sarif") return qnnrules::formatRunSarif(report);
+  options.color = qnnrules::useColor(qnnrules::parseColorMode(o.color).value_or(qnnrules::ColorMode::kAuto), stdout);
+  return qnnrules::formatRunText(report, options);
+}
+
 int run(const CliOptions& o) {
   qnnrules::Engine engine(engineOptions(o));
-  if (engine.ok() && o.listRules) return listRules(engine);
-  if (engine.ok() && o.listSocs) return listSocs(engine);
+  if (engine.ok() && o.listRules) return listRules(engine, o.format);
+  if (engine.ok() && o.listSocs) return listSocs(engine, o.format);
 
   const qnnrules::RunReport report = engine.run(runOptions(o));
-  qnnrules::RenderOptions render;
-  render.times = o.time;
   if (!report.ok()) {
-    // Stopped before validating: the JSON error on stdout, the errors on stderr; exit 2.
-    if (o.format == "json") std::cout << qnnrules::formatRunJson(report);
-    return reportError(report.status, report.stageErrors);
+    // Stopped before validating: the JSON or SARIF error on stdout, the errors on stderr; exit 2.
+    if (o.format != "text") std::cout << render(o, report);
+    return reportError(report.status, report.stageErrors, report.stoppedAt);
   }
-  std::cout << (o.format == "json" ? qnnrules::formatRunJson(report, render)
-                                   : qnnrules::formatRunText(report, render));
+  std::cout << render(o, report);
   if (int rc = writeOutputFiles(o, report); rc != kExitValid) return rc;
   return report.failed() ? kExitViolations : kExitValid;
 }
@@ -71,6 +110,7 @@ int main(int argc, char** argv) {
   auto logger = spdlog::stderr_color_mt("qnnrules");
   spdlog::set_default_logger(logger);
   spdlog::set_level(spdlog::level::from_str(o.logLevel));
+  if (!o.logLevelGiven) spdlog::cfg::load_env_levels();  // SPDLOG_LEVEL=debug, unless --log-level
   try {
     return run(o);
   } catch (const std::exception& e) {

@@ -1,6 +1,8 @@
 // rules/quant_configs.yaml -> QuantConfigTable, read with the rule loader's strict helpers.
 #include "qnnrules/annotate/QuantConfig.h"
 
+#include "qnnrules/core/Suggest.h"
+
 #include <algorithm>
 #include <array>
 #include <limits>
@@ -27,8 +29,9 @@ bool QuantConfig::offers(Granularity g) const {
 }
 
 const QuantConfig* QuantConfigTable::find(std::string_view name) const {
+  // Case-insensitive, like SoC names: "16A8W" is 16a8w.
   for (const QuantConfig& c : configs_)
-    if (c.name == name) return &c;
+    if (equalsIgnoringCase(c.name, name)) return &c;
   return nullptr;
 }
 
@@ -71,10 +74,15 @@ StatusOr<ConfigSelection> parseConfigSelection(const QuantConfigTable& table, st
   std::string_view name = text.substr(0, text.find(':'));
   ConfigSelection sel;
   sel.config = table.find(name);
-  if (!sel.config)
+  if (!sel.config) {
+    std::vector<std::string> names;
+    for (const QuantConfig& c : table.all()) names.push_back(c.name);
+    const std::string hint = didYouMean(name, names);
     return Status(StatusCode::kInvalidArgument,
-                  "unknown quantization config '" + std::string(name) + "'; known configs: " + table.names(),
+                  "unknown quantization config '" + std::string(name) + "'" + (hint.empty() ? "" : "; " + hint) +
+                      " (known configs: " + table.names() + ")",
                   std::string(name));
+  }
   sel.granularity = sel.config->defaultGranularity;
   if (name.size() < text.size()) {
     std::string_view mods = text.substr(name.size() + 1);
@@ -83,11 +91,14 @@ StatusOr<ConfigSelection> parseConfigSelection(const QuantConfigTable& table, st
       if (auto g = parseGranularity(m)) sel.granularity = *g;
       else if (m == "sym") sel.actSymmetric = true;
       else if (m == "qat") sel.qat = true;
-      else
+      else {
+        const std::vector<std::string> modifiers{"per_tensor", "per_channel", "per_block", "sym", "qat"};
+        const std::string hint = didYouMean(m, modifiers);
         return Status(StatusCode::kInvalidArgument,
-                      "unknown config modifier '" + std::string(m) +
-                          "'; expected per_tensor, per_channel, per_block, sym or qat",
+                      "unknown config modifier '" + std::string(m) + "'" + (hint.empty() ? "" : "; " + hint) +
+                          " (expected per_tensor, per_channel, per_block, sym or qat)",
                       std::string(m));
+      }
       if (m.size() == mods.size()) break;
       mods.remove_prefix(m.size() + 1);
     }

@@ -118,6 +118,7 @@ RunReport Engine::startReport(const RunOptions& options) const {
   r.ruleDirs = ruleDirs();
   r.backendOptions = backendOptions_;
   r.optionTable = optionTable_;
+  r.rules = rules_;
   return r;
 }
 

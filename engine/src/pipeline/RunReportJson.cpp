@@ -1,13 +1,20 @@
 // The JSON report (qnn-validate --format json, RunReport.to_json() in Python), a function of
-// the run report only.
+// the run report only. Keys come out in the order docs/schemas/report.schema.json lists them
+// (ordered_json): what judged, what was judged, the verdict, then the details.
 #include <nlohmann/json.hpp>
 
 #include "qnnrules/pipeline/RunReportFormat.h"
+#include "qnnrules/report/OpSummary.h"
+#include "qnnrules/report/PlacementRuns.h"
+#include "qnnrules/report/RuleDigest.h"
+#include "qnnrules/report/Verdict.h"
 
 namespace qnnrules {
 namespace {
 
-using json = nlohmann::json;
+using json = nlohmann::ordered_json;
+
+constexpr const char* kTool = "qnn-validate";
 
 json parsed(const std::string& text) { return json::parse(text); }
 
@@ -35,8 +42,33 @@ json timesJson(const PhaseTimes& times) {
   return j;
 }
 
+json opsJson(const std::vector<OpSummaryRow>& rows) {
+  json a = json::array();
+  for (const OpSummaryRow& r : rows)
+    a.push_back({{"op", r.op}, {"nodes", r.count}, {"delegated", r.delegated}, {"on_cpu", r.onCpu},
+                 {"diagnostics", r.diagnostics}});
+  return a;
+}
+
+json placementRunsJson(const Graph& graph, const DelegationReport& delegation) {
+  json a = json::array();
+  for (const PlacementRun& r : placementRuns(delegation))
+    a.push_back({{"on", r.placement == Placement::kCpu ? std::string("cpu") : delegation.backend},
+                 {"partition", r.partition < 0 ? json() : json(r.partition)},
+                 {"compute_nodes", r.computeNodes},
+                 {"first", graph.node(r.first).name},
+                 {"last", graph.node(r.last).name}});
+  return a;
+}
+
+json verdictJson(const Verdict& v) {
+  return {{"kind", verdictKindName(v.kind)}, {"text", v.text()}, {"cpu_percent", v.cpuPercent}};
+}
+
 json stoppedJson(const RunReport& r) {
-  return {{"valid", false},
+  return {{"tool", kTool},
+          {"version", QNNRULES_VERSION},
+          {"valid", false},
           {"error", {{"kind", runStageName(r.stoppedAt)}, {"code", statusCodeName(r.status.code())},
                      {"message", r.status.message()}}},
           {"diagnostics", parsed(formatJsonArray(r.stageErrors))}};
@@ -44,28 +76,36 @@ json stoppedJson(const RunReport& r) {
 
 json reportJson(const RunReport& r) {
   const ValidationResult& v = r.validation;
+  const RuleDigest digest = r.rules ? digestRuleFiles(*r.rules) : RuleDigest{};
   json j = {
+      {"tool", kTool},
+      {"version", QNNRULES_VERSION},
       {"graph", r.graph->name.empty() ? r.graphPath : r.graph->name},
+      {"graph_file", r.graphPath},
       {"backend", r.backend},
       {"soc", r.soc.name},
       {"soc_defaulted", r.socDefaulted},
-      {"rule_dirs", r.ruleDirs},
       {"htp_arch", htpArchName(r.soc.htpArch)},
       {"mode", r.mode == Mode::kWarn ? "warn" : "strict"},
+      {"rule_dirs", r.ruleDirs},
+      {"rules", {{"digest", digest.value}, {"files", digest.files}}},
       {"valid", r.valid()},
+      {"verdict", verdictJson(judge(r.failed(), r.delegation))},
       {"summary", {{"nodes_checked", v.nodesChecked}, {"nodes_with_rule", v.nodesWithRule},
                    {"errors", v.errorCount()}, {"warnings", v.warningCount()}}},
+      {"ops", opsJson(summarizeOps(*r.graph, r.delegation, v.diagnostics))},
       {"diagnostics", parsed(formatJsonArray(v.diagnostics))},
-      {"backend_options", backendOptionsJson(r)},
-      {"delegation", parsed(formatDelegationJson(*r.graph, r.delegation))},
   };
   if (r.annotation) {
     const AnnotateResult& a = *r.annotation;
     j["annotation"] = {{"config", a.config}, {"qat", a.qat}, {"nodes_annotated", a.nodesAnnotated},
                        {"nodes_kept", a.nodesKept}, {"nodes_discarded", a.nodesDiscarded}};
-    if (a.explanation) j["explanation"] = explanationJson(*a.explanation);
   }
   if (r.qdqNodesFolded) j["qdq_nodes_folded"] = r.qdqNodesFolded;
+  if (r.annotation && r.annotation->explanation) j["explanation"] = explanationJson(*r.annotation->explanation);
+  j["backend_options"] = backendOptionsJson(r);
+  j["delegation"] = parsed(formatDelegationJson(*r.graph, r.delegation));
+  j["placement_runs"] = placementRunsJson(*r.graph, r.delegation);
   return j;
 }
 

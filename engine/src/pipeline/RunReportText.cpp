@@ -2,6 +2,9 @@
 #include <fmt/format.h>
 
 #include "qnnrules/pipeline/RunReportFormat.h"
+#include "qnnrules/report/OpSummary.h"
+#include "qnnrules/report/TextStyle.h"
+#include "qnnrules/report/Verdict.h"
 
 namespace qnnrules {
 namespace {
@@ -61,17 +64,19 @@ std::string formatRunText(const RunReport& r, const RenderOptions& options) {
   PhaseTimes times = r.times;
   PhaseTimer timer(times, Phase::kReport);
   std::string s;
-  for (const Diagnostic& d : r.validation.diagnostics) s += formatText(d) + "\n";
+  for (const Diagnostic& d : r.validation.diagnostics) s += styleDiagnostic(d, options.color) + "\n";
   if (r.annotation && r.annotation->explanation) appendExplanation(*r.annotation->explanation, s);
   if (r.annotation)
     s += fmt::format("annotated with {}: {} node(s) annotated, {} kept, {} discarded\n", r.annotation->config,
                      r.annotation->nodesAnnotated, r.annotation->nodesKept, r.annotation->nodesDiscarded);
   s += formatDelegationText(*r.graph, r.delegation);
   appendBackendOptions(r, s);
+  s += formatOpTable(summarizeOps(*r.graph, r.delegation, r.validation.diagnostics));
   std::string dirs;
   for (const std::string& d : r.ruleDirs) dirs += (dirs.empty() ? "" : ", ") + d;
   s += "rules from: " + dirs + "\n";
   appendSummaryLine(r, s);
+  s += "verdict: " + styleVerdict(judge(r.failed(), r.delegation), options.color) + "\n";
   timer.stop();
   if (options.times) s += formatPhaseTimesText(times);
   return s;

@@ -1,5 +1,7 @@
 #include "qnnrules/rules/RuleRegistry.h"
 
+#include "qnnrules/core/Suggest.h"
+
 #include <dlfcn.h>
 
 #include <spdlog/spdlog.h>
@@ -300,9 +302,13 @@ BackendLoad RuleRegistry::loadBackend(const std::string& name, std::vector<std::
   }
   if (!found && result.errors.empty()) {
     std::string known;
-    for (const std::string& b : availableBackends()) known += (known.empty() ? "" : ", ") + b;
+    const std::vector<std::string> backends = availableBackends();
+    for (const std::string& b : backends) known += (known.empty() ? "" : ", ") + b;
+    std::string hint = didYouMean(name, backends);
     result.status = Status(StatusCode::kInvalidArgument,
-                           "unknown backend '" + name + "'; available: " + (known.empty() ? "none" : known), name);
+                           "unknown backend '" + name + "'" + (hint.empty() ? "" : "; " + hint) +
+                               " (available: " + (known.empty() ? "none" : known) + ")",
+                           name);
     return result;
   }
 

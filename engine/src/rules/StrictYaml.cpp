@@ -1,5 +1,7 @@
 #include "StrictYaml.h"
 
+#include "qnnrules/core/Suggest.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -18,43 +20,8 @@ std::string join(Names names) {
 
 std::string oneOf(Names names) { return "one of: " + join(names); }
 
-namespace {
-
-char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-
-// Case-insensitive Levenshtein distance.
-size_t editDistance(std::string_view a, std::string_view b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t subst = prev[j - 1] + (lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1);
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, subst});
-    }
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
-}  // namespace
-
-// "did you mean 'X'?" for the nearest candidate, or "" when none is close.
-std::string suggest(std::string_view word, Names candidates) {
-  if (word.size() > 200) return {};
-  size_t best = std::numeric_limits<size_t>::max();
-  std::string_view bestName;
-  for (std::string_view c : candidates) {
-    size_t d = editDistance(word, c);
-    if (d < best) {
-      best = d;
-      bestName = c;
-    }
-  }
-  size_t limit = std::max<size_t>(2, std::max(word.size(), bestName.size()) / 3);
-  if (bestName.empty() || best > limit) return {};
-  return "did you mean '" + std::string(bestName) + "'?";
-}
+// "did you mean 'X'?" for the nearest candidate, or "" when none is close (core/Suggest.h).
+std::string suggest(std::string_view word, Names candidates) { return didYouMean(word, candidates); }
 
 // --- scalar classification (YAML 1.2 core schema) ---------------------------------------
 

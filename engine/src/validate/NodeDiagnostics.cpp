@@ -176,7 +176,7 @@ bool NodeValidator::reportQuantizedPorts(const Node& node, const Rule& rule) {
   return any;
 }
 
-void NodeValidator::reportNoRule(const Node& node) {
+void NodeValidator::reportNoRule(const Node& node, std::string_view nearTarget) {
   Diagnostic d;
   d.severity = Severity::kError;
   d.code = DiagCode::kNoRule;
@@ -191,7 +191,10 @@ void NodeValidator::reportNoRule(const Node& node) {
              "(QNNRULES_PATH or --rules DIR)";
   } else {
     d.expected = "a rule whose targets include " + d.op;
-    d.hint = "add a rule for it in an overlay directory (QNNRULES_PATH or --rules DIR)";
+    d.hint = nearTarget.empty()
+                 ? "add a rule for it in an overlay directory (QNNRULES_PATH or --rules DIR)"
+                 : "did you mean '" + std::string(nearTarget) +
+                       "'? (fix the op name in the graph), else add a rule for it in an overlay directory";
   }
   out_.push_back(std::move(d));
 }

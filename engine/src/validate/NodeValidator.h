@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "BoundTensor.h"
@@ -26,7 +27,8 @@ class NodeValidator {
                 DiagnosticList& out);
 
   void run(const Node& node, const Rule& rule);
-  void reportNoRule(const Node& node);
+  // `nearTarget`: a rule's target the op is likely a typo of ("" when none is close).
+  void reportNoRule(const Node& node, std::string_view nearTarget);
 
  private:
   bool bind(const Node& node, const Rule& rule);

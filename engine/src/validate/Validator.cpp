@@ -3,6 +3,7 @@
 #include "qnnrules/validate/Validator.h"
 
 #include "NodeValidator.h"
+#include "qnnrules/core/Suggest.h"
 
 namespace qnnrules {
 
@@ -12,6 +13,18 @@ ValidationResult validateGraph(const Graph& graph, const RuleSet& rules, const S
   // Map each distinct target to its rule once, not once per node.
   std::vector<const Rule*> ruleOfTarget(graph.targets().size(), nullptr);
   for (size_t t = 0; t < graph.targets().size(); ++t) ruleOfTarget[t] = rules.findByTarget(graph.targets()[t]);
+  // For ops without a rule, the rule target they are likely a typo of: once per distinct op.
+  std::vector<std::string_view> nearTarget(graph.targets().size());
+  std::vector<std::string_view> allTargets;
+  for (size_t t = 0; t < graph.targets().size(); ++t) {
+    if (ruleOfTarget[t]) continue;
+    if (allTargets.empty())
+      for (const Rule& r : rules.rules()) allTargets.insert(allTargets.end(), r.targets.begin(), r.targets.end());
+    // At most two edits (a swapped or missing letter): ops share "aten." and ".default", so
+    // the usual third-of-the-length limit would offer aten.sum for aten.cumsum.
+    std::string_view near = nearestName(graph.targets()[t], allTargets);
+    if (!near.empty() && editDistanceIgnoringCase(graph.targets()[t], near) <= 2) nearTarget[t] = near;
+  }
 
   NodeValidator nv(graph, soc, options, rules.backend(), result.diagnostics);
   const std::vector<uint8_t>& skip = options.skipNodes;
@@ -21,7 +34,7 @@ ValidationResult validateGraph(const Graph& graph, const RuleSet& rules, const S
     ++result.nodesChecked;
     const Rule* rule = node.targetId == Node::kNoTarget ? nullptr : ruleOfTarget[node.targetId];
     if (!rule) {
-      nv.reportNoRule(node);
+      nv.reportNoRule(node, node.targetId == Node::kNoTarget ? std::string_view() : nearTarget[node.targetId]);
       continue;
     }
     ++result.nodesWithRule;

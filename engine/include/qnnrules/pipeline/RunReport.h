@@ -19,6 +19,7 @@
 #include "qnnrules/graph/Graph.h"
 #include "qnnrules/pipeline/PhaseTimes.h"
 #include "qnnrules/report/Diagnostic.h"
+#include "qnnrules/rules/RuleSet.h"
 #include "qnnrules/rules/Soc.h"
 #include "qnnrules/validate/Validator.h"
 
@@ -56,6 +57,7 @@ struct RunReport {
   std::vector<std::string> ruleDirs;     // search order, as displayPath prints them
   std::vector<ResolvedOption> backendOptions;
   std::shared_ptr<const BackendOptionTable> optionTable;  // keeps backendOptions' specs alive
+  std::shared_ptr<const RuleSet> rules;  // the rules that judged the graph (digest, SARIF rule help)
 
   // --- where it stopped, if it did (then nothing below is filled in) ---
   Status status;

@@ -13,6 +13,9 @@ struct RenderOptions {
   // Append the per-phase wall and CPU times (qnn-validate --time). The renderer times its own
   // work as the "report" phase.
   bool times = false;
+  // Colour the text report's diagnostic heads and verdict (report/TextStyle.h; qnn-validate
+  // --color). Never set for goldens, pipes and files.
+  bool color = false;
 };
 
 // qnn-validate's text report: every diagnostic, the annotation and delegation summaries, the
@@ -21,9 +24,18 @@ struct RenderOptions {
 // A run that stopped early renders as its stage errors (what qnn-validate prints to stderr).
 std::string formatRunText(const RunReport& report, const RenderOptions& options = {});
 
-// qnn-validate --format json: one JSON document (ends with a newline). A run that stopped
-// early is {"valid": false, "error": {kind, code, message}, "diagnostics": [...]}.
+// qnn-validate --format json: one JSON document (ends with a newline), keys in the order of
+// docs/schemas/report.schema.json. A run that stopped early is
+// {"tool", "version", "valid": false, "error": {kind, code, message}, "diagnostics": [...]}.
 std::string formatRunJson(const RunReport& report, const RenderOptions& options = {});
+
+// qnn-validate --format sarif: the run's diagnostics (or a stopped run's stage errors) as one
+// SARIF 2.1.0 log (report/SarifWriter.h).
+std::string formatRunSarif(const RunReport& report);
+
+// qnn-validate --html FILE: the self-contained HTML page drawing the JSON report
+// (report/HtmlReport.h).
+std::string formatRunHtml(const RunReport& report);
 
 // The --time block of the text report:
 //   time: phase       wall ms   cpu ms

@@ -1,0 +1,26 @@
+// The diagnostics of a run as SARIF 2.1.0 (OASIS Static Analysis Results Interchange Format),
+// so CI code scanning shows each finding on the model file with the rule file beside it.
+#pragma once
+
+#include <string>
+
+#include "qnnrules/report/Diagnostic.h"
+
+namespace qnnrules {
+
+class RuleSet;
+
+struct SarifRun {
+  std::string toolName = "qnn-validate";
+  std::string toolVersion;
+  std::string graphPath;            // as given on the command line; the location of graph findings
+  const RuleSet* rules = nullptr;   // rule descriptions for the SARIF rule entries (may be null)
+};
+
+// One SARIF log with one run: a result per diagnostic (ruleId = the QNN rule id, or the
+// diagnostic code when no rule is involved), located on the graph file (the node as a logical
+// location) with the rule's file:line:column as a related location; rule-file diagnostics are
+// located on the rule file itself. Every rule entry carries the rule's own sentence as help.
+std::string formatSarif(const DiagnosticList& diagnostics, const SarifRun& run);
+
+}  // namespace qnnrules
