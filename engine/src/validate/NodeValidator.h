@@ -25,7 +25,8 @@ class NodeValidator {
   NodeValidator(const Graph& g, const SocInfo& soc, const ValidateOptions& opt, const std::string& backend,
                 DiagnosticList& out);
 
-  void run(const Node& node, const Rule& rule);
+  // `kinds`: activeKinds(rule), the kinds each variant's port constraints use.
+  void run(const Node& node, const Rule& rule, const std::vector<KindMask>& kinds);
   void reportNoRule(const Node& node);
 
  private:
@@ -56,6 +57,9 @@ class NodeValidator {
   // ports than any node before it.
   std::vector<BoundTensor> bound_;
   std::vector<Violation> violations_, best_;
+  // The node being checked: its rule and that rule's kind masks.
+  const Rule* rule_ = nullptr;
+  const KindMask* kinds_ = nullptr;
 };
 
 }  // namespace qnnrules
