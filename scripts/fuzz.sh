@@ -29,9 +29,9 @@ seed() {
   mkdir -p "$out"
   case $t in
     graph_json|end_to_end)
-      find examples tests/data tests/hostile/inputs -name '*.json' -size -2M -exec cp -t "$out" {} + ;;
-    graph_onnx) find tests/data tests/conformance/onnx -name '*.onnx' -size -2M -exec cp -t "$out" {} + ;;
-    graph_pt2) find tests/data -name '*.pt2' -size -4M -exec cp -t "$out" {} + ;;
+      find examples tests/data tests/hostile/inputs -name '*.json' -size -2M -exec cp --backup=numbered -t "$out" {} + ;;
+    graph_onnx) find tests/data tests/conformance/onnx -name '*.onnx' -size -2M -exec cp --backup=numbered -t "$out" {} + ;;
+    graph_pt2) find tests/data -name '*.pt2' -size -4M -exec cp --backup=numbered -t "$out" {} + ;;
     rules)
       local i=0
       for f in rules/*/ops/*.yaml tests/data/loader/*.yaml tests/data/annotate/rules/*/*.yaml; do
@@ -39,7 +39,7 @@ seed() {
       for f in rules/*/backend.yaml; do { printf '\1'; cat "$f"; } > "$out/manifest$((i++))"; done
       { printf '\2'; cat rules/socs.yaml; } > "$out/socs" ;;
     quant_config) cp rules/quant_configs.yaml "$out/" ;;
-    recipe) find tests docs examples -name '*recipe*.yaml' -exec cp -t "$out" {} + 2>/dev/null || true
+    recipe) find tests docs examples -name '*recipe*.yaml' -exec cp --backup=numbered -t "$out" {} + 2>/dev/null || true
             printf 'version: 1\noverrides:\n  - {target: aten.conv2d.default, config: "16a8w:per_channel"}\n' > "$out/one" ;;
     backend_options) cp rules/backend_options.yaml "$out/" ;;
   esac
