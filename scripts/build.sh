@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Configures and builds one build tree. Usage: scripts/build.sh [BUILD_DIR] [extra cmake args...]
+# QNNRULES_BUILD_TARGETS="a b" builds only those targets (the ThreadSanitizer build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir="${1:-build}"
@@ -14,4 +15,6 @@ if command -v ccache >/dev/null; then
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
 "$CMAKE" -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" "$@" >/dev/null
-"$CMAKE" --build "$dir" -j"$(nproc)"
+targets=()
+for t in ${QNNRULES_BUILD_TARGETS:-}; do targets+=(--target "$t"); done
+"$CMAKE" --build "$dir" -j"$(nproc)" "${targets[@]}"

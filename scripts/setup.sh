@@ -11,6 +11,9 @@ PACKAGES=(
   python3 python3-venv graphviz python3-jsonschema python3-yaml
   chromium
   python3-dev pybind11-dev python3-pybind11
+  # clang for the sanitizer build (ASan+UBSan incl. float-cast-overflow), the libFuzzer targets
+  # (tests/fuzz/, scripts/fuzz.sh) and the ThreadSanitizer build; libFuzzer is in compiler-rt.
+  clang libclang-rt-14-dev
 )
 # torch, torchvision, torchao, numpy and pytest come from the venv below (pinned), not Debian.
 

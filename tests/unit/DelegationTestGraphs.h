@@ -20,14 +20,14 @@ namespace qnnrules::testing {
 
 inline const std::string kDelegationData = QNNRULES_TEST_DATA_DIR "/delegation";
 
-// The test rule set loaded as backend `backend` ("htp" or "lpai"), with the built-in manifest
-// of that backend when it has one: the manifest's `delegation` facts pick the policy.
+// The test rule set loaded as backend `backend` ("htp" or "lpai"), with its manifest when it
+// has one (lpai/backend.yaml): the manifest's `delegation` facts pick the policy.
 inline RuleSet delegationRules(const std::string& backend) {
   std::vector<Rule> rules;
   DiagnosticList errors;
   loadRuleFile(kDelegationData + "/rules/" + backend + "/ops.yaml", backend + "/ops.yaml", rules, errors);
   std::shared_ptr<BackendManifest> manifest;
-  const std::string manifestFile = std::string(QNNRULES_SOURCE_DIR) + "/rules/" + backend + "/backend.yaml";
+  const std::string manifestFile = kDelegationData + "/rules/" + backend + "/backend.yaml";
   if (std::filesystem::exists(manifestFile)) {
     manifest = std::make_shared<BackendManifest>();
     loadManifestFile(manifestFile, backend + "/backend.yaml", *manifest, errors);

@@ -192,6 +192,9 @@ TEST(Engine, OpensAndValidatesOrReportsWhyNot) {
   EXPECT_EQ(badSoc.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(badSoc.status().message(), "unknown SoC 'SM9999' (known SoCs: SM8650, SM8350; see --list-socs)");
 
+  // The SoC requirement is the backend manifest's (requires_soc), not engine code.
+  d.write("lpai/backend.yaml", "version: 1\nbackend: lpai\ndescription: x.\nhtp_arch_gates: false\nrequires_soc: lpai\n");
+  d.write("lpai/a.yaml", ruleFile(opRule("lpai.relu", "aten.relu.default")));
   o.soc = "SM8650";
   o.backend = "lpai";
   Engine noLpai(o);

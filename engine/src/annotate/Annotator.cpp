@@ -4,11 +4,8 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <map>
-#include <unordered_map>
-#include <unordered_set>
 
-#include "qnnrules/graph/PortType.h"
+#include "AnnotatorState.h"
 
 namespace qnnrules {
 
@@ -52,19 +49,8 @@ int convBiasArg(const Rule& rule) {
   return a >= 0 ? a : 2;
 }
 
+namespace annotator_detail {
 namespace {
-
-// The specs of one selection, built once per distinct selection rather than per node.
-struct CompiledSelection {
-  ConfigSelection sel;
-  QuantSpec act;
-  QuantSpec weightPerTensor;
-  QuantSpec matmulIn1;
-  QuantSpec normWeight;
-  QuantSpec normBias;
-  QuantSpec convBias;  // per-tensor form; per-channel weights get the per-channel form
-  PortType actType;
-};
 
 QuantSpec makeSpec(const TensorQuant& t, bool symmetric) {
   QuantSpec q;
@@ -94,86 +80,7 @@ CompiledSelection compile(const ConfigSelection& sel) {
   return cs;
 }
 
-bool isTensor(const Argument& a) { return a.kind == Argument::Kind::kTensor; }
-
-// Per-rule facts the patterns need, computed once per rule.
-struct RuleFacts {
-  int weightArg = -1;
-  int biasArg = -1;
-  std::vector<int> secondOperandArgs;  // matmul pattern: args of ports other/weight/key/value
-  int weightPort = -1;
-  int firstOutputPort = -1;
-  std::optional<int> ruleAxis;  // per-channel axis the rule fixes on the weight port
-  bool weightPerChannelAllowed = false;  // some variant takes AXIS_SCALE_OFFSET on the weight port
-  // custom pattern: (port, input port it shares) for every `shared_with` some variant declares
-  // towards a non-variadic input, so scatters annotate what their rule checks.
-  std::vector<std::pair<int, int>> sharedPorts;
-};
-
-class Annotator {
- public:
-  Annotator(Graph& g, const RuleSet& rules, const QuantConfigTable& configs, const Recipe* recipe,
-            const AnnotateOptions& opt, AnnotateResult& result)
-      : g_(g), rules_(rules), configs_(configs), recipe_(recipe), opt_(opt), r_(result) {}
-
-  void run(const ConfigSelection& defaultSel);
-
- private:
-  struct Choice {
-    const CompiledSelection* cs = nullptr;
-    const Override* winner = nullptr;
-    bool discard = false;
-    std::string discardWhy;
-  };
-
-  const CompiledSelection* compiled(const ConfigSelection& s);
-  const RuleFacts& facts(const Rule& rule);
-  Choice choose(const Node& n);
-  void annotate(uint32_t idx, const Rule& rule, const Choice& ch);
-  bool isFloatArg(const Argument& a) const;
-  bool isFloatOut(const Node& n, size_t o) const { return o < n.outputs.size() && isFloatType(n.outputs[o].dtype); }
-  void setIn(Node& n, size_t arg, int listIndex, QuantSpec spec, const char* why);
-  void setOut(Node& n, size_t out, QuantSpec spec, const char* why);
-  QuantSpec sharedNode(uint32_t node, uint32_t output) const;
-  QuantSpec sharedEdge(uint32_t producer, uint32_t consumer) const;
-  std::optional<QuantSpec> fixedOutput(const Rule& rule, const CompiledSelection& cs);
-  const CompiledSelection& narrowFor(const Rule& rule, const CompiledSelection& cs);
-  QuantSpec narrowWeight(const Rule& rule, const CompiledSelection& cs, QuantSpec w);
-  QuantSpec weightSpec(const Node& n, const Rule& rule, const CompiledSelection& cs, const Override* ov,
-                       size_t warg, bool& perChannel);
-  std::string explainSpec(const Node& n, const QuantSpec& spec) const;
-  void note(const Node& n, DiagCode code, Severity sev, std::string message, std::string hint = {});
-
-  Graph& g_;
-  const RuleSet& rules_;
-  const QuantConfigTable& configs_;
-  const Recipe* recipe_;
-  const AnnotateOptions& opt_;
-  AnnotateResult& r_;
-
-  std::vector<std::unique_ptr<CompiledSelection>> selections_;
-  const CompiledSelection* default_ = nullptr;
-  std::vector<const Rule*> ruleOfTarget_;
-  std::unordered_map<const Rule*, RuleFacts> facts_;
-  std::map<std::pair<const Rule*, QnnDatatype>, std::optional<QuantSpec>> fixed_;
-  std::map<std::pair<const Rule*, const CompiledSelection*>, const CompiledSelection*> narrowed_;
-  std::vector<std::unique_ptr<CompiledSelection>> narrowedSelections_;
-  // Overrides: target overrides by target id (once per distinct target), module regex
-  // results memoized per distinct module path, node-name regexes run per node.
-  std::vector<std::vector<uint32_t>> targetOverrides_;
-  std::unordered_map<std::string, std::vector<uint32_t>> moduleMemo_;
-  std::vector<const CompiledSelection*> overrideSel_;
-  std::vector<size_t> overrideHits_;
-  std::map<std::pair<uint32_t, uint32_t>, std::pair<size_t, std::string>> ties_;  // (loser, winner) -> count, node
-  std::unordered_set<std::string_view> discardNodes_;
-  std::unordered_set<uint32_t> discardTargets_;
-  std::vector<bool> discardNodeSeen_;
-
-  uint32_t explainIdx_ = UINT32_MAX;
-  NodeExplanation* expl_ = nullptr;  // set only while annotating the explained node
-  const char* context_ = "";         // "pattern conv of rule htp.conv2d" for explanations
-  std::string contextText_;
-};
+}  // namespace
 
 const CompiledSelection* Annotator::compiled(const ConfigSelection& s) {
   for (const auto& c : selections_)
@@ -255,136 +162,6 @@ QuantSpec Annotator::sharedEdge(uint32_t producer, uint32_t consumer) const {
   return q;
 }
 
-// The fixed output encoding a rule demands for this activation datatype (sigmoid 1/256 at
-// 8 bits, tanh 1/32768 offset -32768 at 16 bits), read from the rule's variants: the rule is
-// the one place that states these numbers.
-std::optional<QuantSpec> Annotator::fixedOutput(const Rule& rule, const CompiledSelection& cs) {
-  auto key = std::make_pair(&rule, cs.actType.datatype);
-  if (auto it = fixed_.find(key); it != fixed_.end()) return it->second;
-  std::optional<QuantSpec> spec;
-  int out = facts(rule).firstOutputPort;
-  if (out >= 0 && cs.actType.quantized) {
-    for (const Variant& v : rule.variants) {
-      const PortConstraint& c = v.ports[out];
-      if (!c.scale || !c.datatypes.contains(cs.actType.datatype)) continue;
-      QuantSpec q = cs.act;
-      q.qscheme = QScheme::kPerTensorAffine;
-      q.scales = {*c.scale};
-      q.zeroPoints = {-c.offset.value_or(0)};
-      spec = q;
-      break;
-    }
-  }
-  fixed_[key] = spec;
-  return spec;
-}
-
-// A rule that takes the config's activation type on no port at all, but takes 8 bits (the
-// comparisons: 8-bit inputs, a bool output; asin), gets 8-bit activations instead, so the annotator
-// never writes what the rule rejects; the lowering requantizes on the edge, as QNN would have
-// to anyway. Decided once per (rule, selection).
-const CompiledSelection& Annotator::narrowFor(const Rule& rule, const CompiledSelection& cs) {
-  if (cs.actType.quantized && cs.actType.bitwidth <= 8) return cs;
-  auto [it, fresh] = narrowed_.try_emplace({&rule, &cs}, &cs);
-  if (!fresh) return *it->second;
-  // Float activations (fp16a8w) narrow to unsigned 8 bits, like the 8-bit configs.
-  const bool isSigned = cs.actType.quantized && isSignedFixedPoint(cs.actType.datatype);
-  const QnnDatatype eight = isSigned ? QnnDatatype::kSFixed8 : QnnDatatype::kUFixed8;
-  bool takesWidth = false, takesEight = false;
-  for (const Variant& v : rule.variants)
-    for (const PortConstraint& c : v.ports) {
-      takesWidth = takesWidth || c.datatypes.contains(cs.actType.datatype);
-      takesEight = takesEight || c.datatypes.contains(eight);
-    }
-  if (takesWidth || !takesEight) return cs;
-  auto n = std::make_unique<CompiledSelection>(cs);
-  if (!cs.actType.quantized) n->act.qscheme = QScheme::kPerTensorAffine;
-  n->act.dtype = isSigned ? ScalarType::kInt8 : ScalarType::kUInt8;
-  n->act.quantMin = isSigned ? -128 : 0;
-  n->act.quantMax = isSigned ? 127 : 255;
-  n->actType = portTypeOf(n->act);
-  it->second = n.get();
-  narrowedSelections_.push_back(std::move(n));
-  return *it->second;
-}
-
-// A weight width the config asks for but no variant of the rule takes with these activations
-// (16-bit or 2-bit weights on conv3d, int8 weights under fp16 activations) is narrowed to one
-// the rule takes: 4 or 8 bits (the nearer first), else float like the activations. A variant
-// that takes the width behind an arch gate keeps it, so the gate is what gets reported.
-QuantSpec Annotator::narrowWeight(const Rule& rule, const CompiledSelection& cs, QuantSpec w) {
-  const RuleFacts& f = facts(rule);
-  int in = -1;
-  for (int p = 0; p < static_cast<int>(rule.ports.size()) && in < 0; ++p)
-    if (rule.ports[p].isInput && rule.ports[p].index == 0) in = p;
-  if (f.weightPort < 0 || in < 0) return w;
-  auto takes = [&](const QuantSpec& q) {
-    const PortType t = portTypeOf(q);
-    for (const Variant& v : rule.variants) {
-      const PortConstraint& c = v.ports[f.weightPort];
-      if (!v.ports[in].datatypes.contains(cs.actType.datatype) || !c.datatypes.contains(t.datatype)) continue;
-      if (t.quantized && c.bitwidths && !((c.bitwidths >> t.bitwidth) & 1)) continue;
-      if (t.encoding && !c.encodings.empty() && !c.encodings.contains(*t.encoding)) continue;
-      return true;
-    }
-    return false;
-  };
-  if (takes(w)) return w;
-  QuantSpec q8 = w;
-  q8.dtype = ScalarType::kInt8;
-  q8.quantMin = -127;
-  q8.quantMax = 127;
-  q8.blockSize.clear();
-  QuantSpec q4 = q8;
-  q4.quantMin = -7;
-  q4.quantMax = 7;
-  const bool narrow = portTypeOf(w).bitwidth < 8;
-  for (const QuantSpec* q : {narrow ? &q4 : &q8, narrow ? &q8 : &q4})
-    if (takes(*q)) return *q;
-  if (cs.actType.quantized) return w;
-  return takes(cs.act) ? cs.act : w;
-}
-
-QuantSpec Annotator::weightSpec(const Node& n, const Rule& rule, const CompiledSelection& cs, const Override* ov,
-                                size_t warg, bool& perChannel) {
-  QuantSpec w = cs.weightPerTensor;
-  perChannel = false;
-  Granularity gran = cs.sel.granularity;
-  if (gran == Granularity::kPerTensor) return w;
-  const RuleFacts& f = facts(rule);
-  int axis = f.ruleAxis ? *f.ruleAxis : configs_.weightAxis(g_.target(n));
-  w.qscheme = QScheme::kPerChannelSymmetric;
-  w.chAxis = axis;
-  perChannel = true;
-  if (gran != Granularity::kPerBlock || rule.pattern != AnnotationPattern::kConv) return w;
-  // LPBQ: blocks along the input channels of an output-channel-major weight.
-  const Argument& a = n.args[warg];
-  const Node& p = g_.node(a.tensor.node);
-  const std::vector<int64_t>& shape = p.outputs[a.tensor.output].shape;
-  if (ov && !ov->blockSize.empty()) {
-    if (ov->blockSize.size() == shape.size() || shape.empty()) {
-      w.blockSize = ov->blockSize;
-      return w;
-    }
-    note(n, DiagCode::kNotAnnotated, Severity::kWarning,
-         "the recipe's block_size has " + std::to_string(ov->blockSize.size()) + " entries but the weight has rank " +
-             std::to_string(shape.size()) + "; per-channel weights are used instead",
-         "give block_size one entry per weight dimension");
-    return w;
-  }
-  const int64_t b = cs.sel.config->blockSize;
-  if (axis != 0 || shape.size() < 2 || shape[1] <= b || shape[1] % b != 0) {
-    note(n, DiagCode::kNotAnnotated, Severity::kNote,
-         "block-wise weights need axis 0 and input channels that are a multiple of the block size " +
-             std::to_string(b) + "; per-channel weights are used for this node",
-         "set block_size for this node in a recipe");
-    return w;
-  }
-  w.blockSize.assign(shape.size(), 1);
-  w.blockSize[1] = b;
-  return w;
-}
-
 void Annotator::note(const Node& n, DiagCode code, Severity sev, std::string message, std::string hint) {
   Diagnostic d;
   d.severity = sev;
@@ -456,198 +233,6 @@ Annotator::Choice Annotator::choose(const Node& n) {
   }
   ch.cs = overrideSel_[static_cast<size_t>(best)];
   return ch;
-}
-
-void Annotator::annotate(uint32_t idx, const Rule& rule, const Choice& ch) {
-  Node& n = g_.mutableNodes()[idx];
-  const CompiledSelection& cs = narrowFor(rule, *ch.cs);
-  const RuleFacts& f = facts(rule);
-  auto firstFloat = [&](size_t i) { return i < n.args.size() && isFloatArg(n.args[i]); };
-  auto actOut = [&] {
-    for (size_t o = 0; o < n.outputs.size(); ++o)
-      if (isFloatOut(n, o)) setOut(n, o, cs.act, "activation role");
-  };
-  switch (rule.pattern) {
-    case AnnotationPattern::kNone:
-      break;
-    case AnnotationPattern::kSingleInSingleOut:
-      if (firstFloat(0)) setIn(n, 0, -1, cs.act, "activation role");
-      if (isFloatOut(n, 0)) setOut(n, 0, cs.act, "activation role");
-      break;
-    case AnnotationPattern::kBinary:
-      for (size_t i = 0; i < 2; ++i)
-        if (firstFloat(i)) setIn(n, i, -1, cs.act, "activation role");
-      if (isFloatOut(n, 0)) setOut(n, 0, cs.act, "activation role");
-      break;
-    case AnnotationPattern::kSingleIn:
-      if (firstFloat(0)) setIn(n, 0, -1, cs.act, "activation role");
-      break;
-    case AnnotationPattern::kConstant:
-      if (isFloatOut(n, 0)) setOut(n, 0, cs.act, "activation role");
-      break;
-    case AnnotationPattern::kCustom:
-      for (size_t i = 0; i < n.args.size(); ++i) {
-        if (firstFloat(i)) setIn(n, i, -1, cs.act, "activation role (every float input)");
-        if (n.args[i].kind == Argument::Kind::kList)
-          for (size_t j = 0; j < n.args[i].list.size(); ++j)
-            if (isFloatArg(n.args[i].list[j])) setIn(n, i, static_cast<int>(j), cs.act, "activation role (every float input)");
-      }
-      actOut();
-      // Ports the rule declares math-invariant share the input they name instead of taking an
-      // independent activation spec (slice_scatter's src and output share its input).
-      for (const auto& [p, q] : f.sharedPorts) {
-        const size_t qa = static_cast<size_t>(rule.ports[q].index);
-        if (!firstFloat(qa)) continue;
-        const PortDecl& d = rule.ports[p];
-        const size_t at = static_cast<size_t>(d.index);
-        if (d.isInput && firstFloat(at))
-          setIn(n, at, -1, sharedEdge(n.args[qa].tensor.node, idx), "math-invariant: the rule shares it with an input");
-        else if (!d.isInput && isFloatOut(n, at))
-          setOut(n, at, sharedEdge(n.args[qa].tensor.node, idx), "math-invariant: the rule shares it with an input");
-      }
-      break;
-    case AnnotationPattern::kConv: {
-      const size_t warg = static_cast<size_t>(convWeightArg(rule));
-      const size_t barg = static_cast<size_t>(convBiasArg(rule));
-      if (firstFloat(0)) setIn(n, 0, -1, cs.act, "activation role");
-      bool perChannel = false;
-      if (firstFloat(warg)) {
-        QuantSpec w = narrowWeight(rule, cs, weightSpec(n, rule, cs, ch.winner, warg, perChannel));
-        setIn(n, warg, -1, std::move(w), "weight role");
-      }
-      if (firstFloat(barg)) {
-        QuantSpec b = cs.convBias;
-        if (perChannel && cs.actType.quantized) {
-          b.qscheme = QScheme::kPerChannelSymmetric;
-          b.chAxis = 0;
-        }
-        setIn(n, barg, -1, std::move(b),
-              cs.actType.quantized ? "derived bias: int32, scale = input scale x weight scale, offset 0"
-                                   : "bias follows the float activations");
-      }
-      if (isFloatOut(n, 0)) setOut(n, 0, cs.act, "activation role");
-      break;
-    }
-    case AnnotationPattern::kShared: {
-      if (!firstFloat(0)) break;
-      const TensorRef t = n.args[0].tensor;
-      const Node& p = g_.node(t.node);
-      if (p.outputs[t.output].qspec) {
-        setIn(n, 0, -1, sharedNode(t.node, t.output), "math-invariant: the producer's encoding flows through");
-        if (isFloatOut(n, 0)) setOut(n, 0, sharedNode(t.node, t.output), "math-invariant: shares the input encoding");
-      } else {
-        setIn(n, 0, -1, cs.act, "activation role (the producer has no output encoding)");
-        if (isFloatOut(n, 0)) setOut(n, 0, sharedEdge(t.node, idx), "math-invariant: shares the input edge");
-      }
-      break;
-    }
-    case AnnotationPattern::kFixedQParams: {
-      if (firstFloat(0)) setIn(n, 0, -1, cs.act, "activation role");
-      if (!isFloatOut(n, 0)) break;
-      if (auto fixed = fixedOutput(rule, cs)) {
-        if (expl_) contextText_ += ", fixed scale/offset from the rule's variant for " +
-                                   std::string(datatypeName(cs.actType.datatype));
-        setOut(n, 0, *fixed, "fixed qparams");
-      } else {
-        setOut(n, 0, cs.act, "activation role (the rule fixes no encoding at this width)");
-      }
-      break;
-    }
-    case AnnotationPattern::kMultiOutput: {
-      if (!firstFloat(0)) break;
-      setIn(n, 0, -1, cs.act, "activation role");
-      for (size_t o = 0; o < n.outputs.size(); ++o)
-        if (isFloatOut(n, o)) setOut(n, o, sharedEdge(n.args[0].tensor.node, idx), "multi-output: shares the input edge");
-      break;
-    }
-    case AnnotationPattern::kGetItem: {
-      if (n.args.empty() || !isTensor(n.args[0]) || !isFloatOut(n, 0)) break;
-      const TensorRef t = n.args[0].tensor;
-      if (g_.node(t.node).outputs[t.output].qspec)
-        setOut(n, 0, sharedNode(t.node, t.output), "tuple element: shares its producer's output");
-      else
-        setOut(n, 0, cs.act, "activation role (the producer output has no encoding)");
-      break;
-    }
-    case AnnotationPattern::kConcat: {
-      // One range for all inputs and the output: the first float input carries the spec,
-      // everything else shares that edge, so no input is requantized against another.
-      if (!isFloatOut(n, 0) || n.args.empty()) break;
-      Argument& list = n.args[0];
-      bool first = true;
-      auto each = [&](auto&& fn) {
-        if (list.kind == Argument::Kind::kList) {
-          for (size_t j = 0; j < list.list.size(); ++j)
-            if (isFloatArg(list.list[j])) fn(static_cast<int>(j), list.list[j]);
-        } else if (isFloatArg(list)) {
-          fn(-1, list);
-        }
-      };
-      uint32_t firstProducer = 0;
-      each([&](int j, const Argument& a) {
-        if (first) {
-          first = false;
-          firstProducer = a.tensor.node;
-          setIn(n, 0, j, cs.act, "activation role (first concat input)");
-        } else {
-          setIn(n, 0, j, sharedEdge(firstProducer, idx), "concat: shares the first input's range");
-        }
-      });
-      if (!first) setOut(n, 0, sharedEdge(firstProducer, idx), "concat: shares the inputs' range");
-      break;
-    }
-    case AnnotationPattern::kMatMul: {
-      // Second MatMul operands by port name (other, weight, key, value: addmm keeps its weight
-      // at argument 2, attention has two); without such ports, argument 1. Any other float
-      // input, such as addmm's bias, is an activation.
-      for (size_t i = 0; i < n.args.size(); ++i) {
-        if (!firstFloat(i)) continue;
-        const bool in1 = f.secondOperandArgs.empty() ? i == 1
-                                                     : std::find(f.secondOperandArgs.begin(), f.secondOperandArgs.end(),
-                                                                 static_cast<int>(i)) != f.secondOperandArgs.end();
-        if (in1) setIn(n, i, -1, cs.matmulIn1, "matmul_in1 role");
-        else setIn(n, i, -1, cs.act, "activation role");
-      }
-      if (isFloatOut(n, 0)) setOut(n, 0, cs.act, "activation role");
-      break;
-    }
-    case AnnotationPattern::kNorm: {
-      if (firstFloat(0)) setIn(n, 0, -1, cs.act, "activation role");
-      // Weight and bias by port name; else the first two tensor-or-None slots after the
-      // input (batch_norm 1,2; layer_norm/group_norm/rms_norm 2,3).
-      int warg = f.weightArg, barg = f.biasArg;
-      if (warg < 0) {
-        std::vector<int> slots;
-        for (size_t i = 1; i < n.args.size() && slots.size() < 2; ++i)
-          if (isTensor(n.args[i]) || n.args[i].kind == Argument::Kind::kNone) slots.push_back(static_cast<int>(i));
-        if (!slots.empty()) warg = slots[0];
-        if (slots.size() > 1 && barg < 0) barg = slots[1];
-      }
-      if (warg >= 0 && firstFloat(static_cast<size_t>(warg)))
-        setIn(n, static_cast<size_t>(warg), -1, cs.normWeight, "norm_weight role");
-      if (barg >= 0 && firstFloat(static_cast<size_t>(barg)))
-        setIn(n, static_cast<size_t>(barg), -1, cs.normBias, "norm_bias role");
-      if (isFloatOut(n, 0)) setOut(n, 0, cs.act, "activation role");
-      break;
-    }
-    case AnnotationPattern::kEmbedding: {
-      const size_t table = f.weightArg >= 0 ? static_cast<size_t>(f.weightArg) : 0;
-      if (!firstFloat(table)) break;
-      // A per-channel table only where the backend's rule takes one (LPAI's Gather does not).
-      if (cs.sel.granularity != Granularity::kPerTensor && cs.actType.quantized && f.weightPerChannelAllowed) {
-        bool perChannel = false;
-        QuantSpec w = weightSpec(n, rule, cs, nullptr, table, perChannel);
-        setIn(n, table, -1, std::move(w), "weight role (per-channel embedding table)");
-        if (isFloatOut(n, 0)) setOut(n, 0, cs.act, "activation role");
-      } else {
-        setIn(n, table, -1, cs.act, "activation role (embedding table)");
-        if (isFloatOut(n, 0)) setOut(n, 0, sharedEdge(n.args[table].tensor.node, idx), "gather: shares the table edge");
-      }
-      break;
-    }
-    case AnnotationPattern::kCount:
-      break;
-  }
 }
 
 void Annotator::run(const ConfigSelection& defaultSel) {
@@ -759,7 +344,7 @@ void Annotator::run(const ConfigSelection& defaultSel) {
   }
 }
 
-}  // namespace
+}  // namespace annotator_detail
 
 AnnotateResult annotateGraph(Graph& graph, const RuleSet& rules, const QuantConfigTable& configs,
                              const ConfigSelection& selection, const Recipe* recipe, const AnnotateOptions& options) {
@@ -776,7 +361,7 @@ AnnotateResult annotateGraph(Graph& graph, const RuleSet& rules, const QuantConf
       }
   result.config = sel.text();
   result.qat = sel.qat;
-  Annotator a(graph, rules, configs, recipe, options, result);
+  annotator_detail::Annotator a(graph, rules, configs, recipe, options, result);
   a.run(sel);
   return result;
 }

@@ -5,6 +5,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "qnnrules/annotate/Annotator.h"
 #include "qnnrules/graph/PortType.h"
@@ -36,7 +37,13 @@ class Encoder {
 
  private:
   const QuantSpec* edgeSpec(const SharedRef& edge) const;
+  const QuantSpec* step(const QuantSpec& s) const;
   const QuantSpec* resolve(const QuantSpec* s) const;
+  // The declared output a tensor reference reads, or nullptr when the producer declares fewer.
+  const TensorMeta* meta(const TensorRef& t) const {
+    const Node& n = g_.node(t.node);
+    return t.output < n.outputs.size() ? &n.outputs[t.output] : nullptr;
+  }
   void unite(Range& into, const TensorStats& s) const;
   bool observe(const QuantSpec& spec, const Range& range, TensorEncoding& e, std::string& why) const;
   std::string tensorName(const TensorRef& t) const {
@@ -49,6 +56,10 @@ class Encoder {
   const RuleSet& rules_;
   const EncodeOptions& opt_;
   EncodingsResult& r_;
+  // Root of every shared spec resolved so far (nullptr: a dead end or a cycle), so a long
+  // chain is walked once, not once per port along it.
+  mutable std::unordered_map<const QuantSpec*, const QuantSpec*> roots_;
+  mutable std::vector<const QuantSpec*> path_;
 };
 
 const QuantSpec* Encoder::edgeSpec(const SharedRef& edge) const {
@@ -59,18 +70,32 @@ const QuantSpec* Encoder::edgeSpec(const SharedRef& edge) const {
   return out < p.outputs.size() && p.outputs[out].qspec ? &*p.outputs[out].qspec : nullptr;
 }
 
-// The concrete spec at the end of a shared chain (nullptr on a dead end or a cycle).
+// The spec a shared reference points at (nullptr: a dead end).
+const QuantSpec* Encoder::step(const QuantSpec& s) const {
+  const SharedRef& ref = *s.sharedWith;
+  if (ref.kind == SharedRef::Kind::kEdge) return edgeSpec(ref);
+  const TensorMeta* m = meta(TensorRef{ref.node, ref.output});
+  return m && m->qspec ? &*m->qspec : nullptr;
+}
+
+// The concrete spec at the end of a shared chain (nullptr on a dead end or a cycle). Every
+// spec on the walked path gets the same root, so resolving all ports is linear in the chain.
 const QuantSpec* Encoder::resolve(const QuantSpec* s) const {
-  for (size_t steps = 0; s && s->sharedWith; ++steps) {
-    if (steps > g_.nodes().size() * 4 + 8) return nullptr;
-    const SharedRef& ref = *s->sharedWith;
-    if (ref.kind == SharedRef::Kind::kNodeOutput) {
-      const Node& n = g_.node(ref.node);
-      s = ref.output < n.outputs.size() && n.outputs[ref.output].qspec ? &*n.outputs[ref.output].qspec : nullptr;
-    } else {
-      s = edgeSpec(ref);
+  path_.clear();
+  const size_t limit = g_.nodes().size() * 4 + 8;  // longer than any acyclic chain
+  while (s && s->sharedWith) {
+    if (auto it = roots_.find(s); it != roots_.end()) {
+      s = it->second;
+      break;
     }
+    if (path_.size() > limit) {
+      s = nullptr;
+      break;
+    }
+    path_.push_back(s);
+    s = step(*s);
   }
+  for (const QuantSpec* p : path_) roots_[p] = s;
   return s;
 }
 
@@ -128,7 +153,13 @@ bool Encoder::observe(const QuantSpec& spec, const Range& range, TensorEncoding&
       why = "block-wise weights need per-block statistics (stats.blocks)";
       return false;
     }
-    const size_t channels = range.lo.size() / static_cast<size_t>(range.blocks);
+    const size_t blocks = static_cast<size_t>(range.blocks);
+    if (range.lo.size() < blocks || range.lo.size() % blocks != 0) {
+      why = "the statistics have " + std::to_string(range.lo.size()) + " min/max values, not a whole number of channels of " +
+            std::to_string(blocks) + " blocks (stats.blocks)";
+      return false;
+    }
+    const size_t channels = range.lo.size() / blocks;
     e.blockSize = spec.blockSize;
     e.blockScaleBitwidth = 4;
     e.axis = spec.chAxis.value_or(0);
@@ -222,8 +253,8 @@ void Encoder::run() {
     auto [it, fresh] = groups.try_emplace(root);
     if (fresh) order.push_back(root);
     it->second.members.push_back(k);
-    const TensorMeta& m = g_.node(ports[k].tensor.node).outputs[ports[k].tensor.output];
-    if (m.stats) unite(it->second.range, *m.stats);
+    const TensorMeta* m = meta(ports[k].tensor);
+    if (m && m->stats) unite(it->second.range, *m->stats);
   }
   // Conv biases are derived from their input and weight encodings, never observed.
   std::vector<const Rule*> ruleOf(g_.targets().size());
@@ -234,6 +265,7 @@ void Encoder::run() {
     const QuantSpec* weight;
   };
   std::vector<Bias> biases;
+  std::unordered_set<const QuantSpec*> biasRoots;
   for (uint32_t i = 0; i < g_.nodes().size(); ++i) {
     const Node& n = g_.node(i);
     const Rule* rule = n.targetId == Node::kNoTarget ? nullptr : ruleOf[n.targetId];
@@ -244,7 +276,7 @@ void Encoder::run() {
                  ? resolve(&*n.args[a].qspec) : nullptr;
     };
     if (const QuantSpec* bs = specAt(b); bs && !isFloatType(bs->dtype) && !bs->scales.size())
-      biases.push_back({bs, specAt(0), specAt(w)});
+      if (biasRoots.insert(bs).second) biases.push_back({bs, specAt(0), specAt(w)});
   }
   // Ports whose rule fixes the scale (sigmoid's 8-bit output: 1/256): the lowering uses the
   // rule's value, so an observed range is never written for them.
@@ -304,8 +336,7 @@ void Encoder::run() {
     return gr;
   };
   for (const QuantSpec* root : order) {
-    bool isBias = std::any_of(biases.begin(), biases.end(), [&](const Bias& b) { return b.bias == root; });
-    if (!isBias) compute(root);
+    if (!biasRoots.count(root)) compute(root);
   }
   for (const Bias& b : biases) {
     Group& gr = groups[b.bias];
@@ -314,13 +345,27 @@ void Encoder::run() {
     const PortType pt = portTypeOf(*b.bias);
     gr.enc.datatype = pt.datatype;
     gr.enc.bitwidth = pt.bitwidth;
-    if (!b.input || !b.weight || groups[b.input].failed || groups[b.weight].failed) {
+    // A bias sharing its own input's or weight's encoding (an edge shared with the bias edge)
+    // cannot be derived from it: that would be a bias scale derived from itself.
+    const bool selfDerived = b.input == b.bias || b.weight == b.bias || biasRoots.count(b.input) ||
+                             biasRoots.count(b.weight);
+    auto usable = [&](const QuantSpec* s) {
+      auto it = groups.find(s);
+      return it != groups.end() && !it->second.failed;
+    };
+    if (!b.input || !b.weight || selfDerived || !usable(b.input) || !usable(b.weight)) {
       gr.failed = true;
-      missingStats(ports[gr.members.front()], "its input or weight has no encoding to derive it from");
+      missingStats(ports[gr.members.front()], selfDerived ? "it shares the encoding of its own input or weight"
+                                                          : "its input or weight has no encoding to derive it from");
       continue;
     }
     const TensorEncoding& in = compute(b.input).enc;
     const TensorEncoding& w = compute(b.weight).enc;
+    if (in.scales.empty() || w.scales.empty()) {
+      gr.failed = true;
+      missingStats(ports[gr.members.front()], "its input or weight has no encoding to derive it from");
+      continue;
+    }
     for (double ws : w.scales) {
       gr.enc.scales.push_back(in.scales.front() * ws);
       gr.enc.offsets.push_back(0);
@@ -340,8 +385,8 @@ void Encoder::run() {
     if (gr.failed || !gr.done) continue;
     std::string name = tensorName(p.tensor);
     if (p.consumer != UINT32_MAX) {
-      const TensorMeta& m = g_.node(p.tensor.node).outputs[p.tensor.output];
-      const QuantSpec* own = m.qspec ? resolve(&*m.qspec) : nullptr;
+      const TensorMeta* m = meta(p.tensor);
+      const QuantSpec* own = m && m->qspec ? resolve(&*m->qspec) : nullptr;
       if (own == root) continue;  // the producer's output entry covers it
       if (own || named.count(name)) name += "->" + g_.node(p.consumer).name;
     }

@@ -1,12 +1,5 @@
 #include "qnnrules/io/GraphWriter.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <nlohmann/json.hpp>
 
 namespace qnnrules {
@@ -145,36 +138,6 @@ Status writeGraphFile(const Graph& graph, const std::filesystem::path& path, con
     return Status(StatusCode::kInvalidArgument, std::string("cannot serialize the graph: ") + e.what());
   }
   return writeFileAtomically(path, text);
-}
-
-Status writeFileAtomically(const std::filesystem::path& path, std::string_view content) {
-  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  std::string tmpl = (dir / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
-  int fd = mkstemp(tmpl.data());
-  if (fd < 0)
-    return Status(StatusCode::kIoError, "cannot write " + path.string() + " (no temporary file can be created next to it): " +
-                                            std::strerror(errno), path.string());
-  auto fail = [&](const char* what) {
-    Status st(StatusCode::kIoError, std::string(what) + " " + path.string() + ": " + std::strerror(errno), path.string());
-    if (fd >= 0) ::close(fd);
-    ::unlink(tmpl.c_str());
-    return st;
-  };
-  size_t done = 0;
-  while (done < content.size()) {
-    ssize_t w = ::write(fd, content.data() + done, content.size() - done);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      return fail("cannot write");
-    }
-    done += static_cast<size_t>(w);
-  }
-  if (::fchmod(fd, 0644) != 0 || ::fsync(fd) != 0) return fail("cannot flush");
-  int rc = ::close(fd);
-  fd = -1;
-  if (rc != 0) return fail("cannot close");
-  if (std::rename(tmpl.c_str(), path.c_str()) != 0) return fail("cannot replace");
-  return Status::ok();
 }
 
 }  // namespace qnnrules

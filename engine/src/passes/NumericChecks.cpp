@@ -28,9 +28,10 @@ class Checker {
  public:
   Checker(const Graph& g, const NumericCheckOptions& o, DiagnosticList& out) : g_(g), o_(o), out_(out) {}
 
-  // One concrete spec, on port `port` of node `n`.
-  void spec(const Node& n, const PortRef& port, const QuantSpec& s) {
+  // One concrete spec, on port `port` of node `n`, for a tensor of `shape` (empty: unknown).
+  void spec(const Node& n, const PortRef& port, const QuantSpec& s, const std::vector<int64_t>& shape) {
     if (s.isShared() || isFloatType(s.dtype)) return;
+    layout(n, port, s, shape);
     const QuantRange full = fullQuantRange(s.dtype);
     // A 32-bit encoding (a conv/linear bias) has the scale input x weight: two 16-bit scales of
     // 1e-5 and 1e-6 make a correct 1e-11 (seen on efficientnet_b0 at 16a8w per-channel), so its
@@ -56,7 +57,50 @@ class Checker {
                fmt::format("the zero point{} {} does not fit {}.", channel(s, c), z, scalarTypeName(s.dtype)),
                fmt::format("{}..{}", full.min, full.max), fmt::format("{}", z),
                "the zero point must be a value of the storage dtype");
+      else if ((s.quantMin && z < *s.quantMin) || (s.quantMax && z > *s.quantMax))
+        report(n, port, DiagCode::kZeroPointOutOfRange,
+               fmt::format("the zero point{} {} is outside quant_min..quant_max.", channel(s, c), z),
+               fmt::format("{}..{}", s.quantMin.value_or(full.min), s.quantMax.value_or(full.max)), fmt::format("{}", z),
+               "the zero point must be one of the quantized levels");
     }
+  }
+
+  // Per-channel list lengths and block sizes against the tensor's shape, where it is known.
+  void layout(const Node& n, const PortRef& port, const QuantSpec& s, const std::vector<int64_t>& shape) {
+    if (s.zeroPoints.size() > 1 && s.zeroPoints.size() != s.scales.size() && !s.scales.empty())
+      report(n, port, DiagCode::kChannelCount,
+             fmt::format("{} zero points for {} scales.", s.zeroPoints.size(), s.scales.size()),
+             fmt::format("1 or {} zero points", s.scales.size()), fmt::format("{}", s.zeroPoints.size()),
+             "give one zero point per scale");
+    if (shape.empty()) return;
+    const int64_t rank = static_cast<int64_t>(shape.size());
+    if (!s.blockSize.empty()) {
+      if (static_cast<int64_t>(s.blockSize.size()) != rank) {
+        report(n, port, DiagCode::kBlockSize,
+               fmt::format("block_size has {} entries for a tensor of rank {}.", s.blockSize.size(), rank),
+               fmt::format("{} block sizes", rank), fmt::format("{}", s.blockSize.size()),
+               "give one block size per dimension");
+        return;
+      }
+      for (size_t d = 0; d < shape.size(); ++d)
+        if (shape[d] > 0 && s.blockSize[d] > 0 && shape[d] % s.blockSize[d] != 0) {
+          report(n, port, DiagCode::kBlockSize,
+                 fmt::format("block size {} does not divide dimension {} of size {}.", s.blockSize[d], d, shape[d]),
+                 fmt::format("a divisor of {}", shape[d]), fmt::format("{}", s.blockSize[d]),
+                 "choose a block size that divides the dimension");
+          return;
+        }
+      return;  // block-wise scales are counted per block, not per channel
+    }
+    if (!isPerChannel(s.qscheme) || s.scales.size() <= 1) return;
+    const int64_t axis = s.chAxis.value_or(0) < 0 ? s.chAxis.value_or(0) + rank : s.chAxis.value_or(0);
+    if (axis < 0 || axis >= rank || shape[static_cast<size_t>(axis)] <= 0) return;  // the validator's axis check
+    const auto channels = static_cast<size_t>(shape[static_cast<size_t>(axis)]);
+    if (s.scales.size() != channels)
+      report(n, port, DiagCode::kChannelCount,
+             fmt::format("{} scales for {} channels along axis {}.", s.scales.size(), channels, axis),
+             fmt::format("{} scales", channels), fmt::format("{}", s.scales.size()),
+             "give one scale (and zero point) per channel of the axis");
   }
 
   void bias(const Node& n, const PortRef& port, const QuantSpec& in, const QuantSpec& w, const QuantSpec& b) {
@@ -136,14 +180,16 @@ DiagnosticList checkQuantParams(const Graph& g, const RuleSet& rules, const Nume
     if (i < options.skipNodes.size() && options.skipNodes[i]) continue;
     const Node& n = g.node(i);
     for (size_t o = 0; o < n.outputs.size(); ++o)
-      if (n.outputs[o].qspec) check.spec(n, PortRef{true, o}, *n.outputs[o].qspec);
+      if (n.outputs[o].qspec) check.spec(n, PortRef{true, o}, *n.outputs[o].qspec, n.outputs[o].shape);
     for (size_t a = 0; a < n.args.size(); ++a) {
       auto edge = [&](const Argument& x, const PortRef& port) {
         if (x.kind != Argument::Kind::kTensor || !x.qspec) return;
         // An edge repeating its producer's parameters (QDQ folding writes both) is one tensor.
         const QuantSpec* own = outputSpec(g, x.tensor);
         if (own && sameParams(*own, *x.qspec)) return;
-        check.spec(n, port, *x.qspec);
+        const Node& p = g.node(x.tensor.node);
+        static const std::vector<int64_t> kUnknown;
+        check.spec(n, port, *x.qspec, x.tensor.output < p.outputs.size() ? p.outputs[x.tensor.output].shape : kUnknown);
       };
       edge(n.args[a], PortRef{false, a});
       for (size_t e = 0; e < n.args[a].list.size(); ++e) edge(n.args[a].list[e], PortRef{false, a, static_cast<int>(e)});

@@ -1,5 +1,8 @@
 #include "qnnrules/passes/QdqReader.h"
 
+#include <fmt/format.h>
+
+#include <cmath>
 #include <functional>
 #include <optional>
 #include <vector>
@@ -61,6 +64,16 @@ std::optional<double> number(const Argument* a) {
   if (a->kind == Argument::Kind::kInt) return static_cast<double>(a->i);
   return std::nullopt;
 }
+
+// A literal as an integer in [lo, hi], or nothing: casting a double outside the target's range
+// (1e400 read as inf, 1e30) to an integer is undefined behaviour, so the range is checked first.
+// The bounds are what the graph reader accepts, so whatever folding writes reads back.
+std::optional<int64_t> integerIn(double v, int64_t lo, int64_t hi) {
+  if (!std::isfinite(v) || v < static_cast<double>(lo) || v > static_cast<double>(hi)) return std::nullopt;
+  return static_cast<int64_t>(v);
+}
+constexpr int64_t kQuantLo = INT32_MIN, kQuantHi = static_cast<int64_t>(UINT32_MAX);
+constexpr int64_t kMaxAxis = 64;
 
 // Argument positions of one layout.
 struct Positions {
@@ -126,27 +139,59 @@ std::optional<QuantSpec> specOf(const Graph& g, const Node& n, QdqLayout layout,
     why = "quant_min/quant_max are missing or empty";
     return std::nullopt;
   } else {
-    s.quantMin = static_cast<int64_t>(*qmin);
-    s.quantMax = static_cast<int64_t>(*qmax);
+    s.quantMin = integerIn(*qmin, kQuantLo, kQuantHi);
+    s.quantMax = integerIn(*qmax, kQuantLo, kQuantHi);
+    if (!s.quantMin || !s.quantMax) {
+      why = "quant_min/quant_max are not integers between " + std::to_string(kQuantLo) + " and " + std::to_string(kQuantHi);
+      return std::nullopt;
+    }
   }
   const Argument* scale = argAt(n, at.scale, at.scaleKw);
   const Argument* zp = argAt(n, at.zeroPoint, at.zeroPointKw);
-  auto collect = [](const Argument* a, auto& out, auto conv) {
+  auto collect = [](const Argument* a, std::vector<double>& out) {
     if (!a) return;
     if (a->kind == Argument::Kind::kList) {
       for (const Argument& e : a->list)
-        if (auto v = number(&e)) out.push_back(conv(*v));
+        if (auto v = number(&e)) out.push_back(*v);
     } else if (auto v = number(a)) {
-      out.push_back(conv(*v));
+      out.push_back(*v);
     }
   };
-  collect(scale, s.scales, [](double v) { return v; });
-  collect(zp, s.zeroPoints, [](double v) { return static_cast<int64_t>(v); });
+  collect(scale, s.scales);
+  std::vector<double> zeroPoints;
+  collect(zp, zeroPoints);
   for (double v : s.scales)
-    if (!(v > 0)) {
-      why = "a scale is not positive";
+    if (!(v > 0) || !std::isfinite(v)) {
+      why = "a scale is not a finite positive number";
       return std::nullopt;
     }
+  for (double v : zeroPoints) {
+    std::optional<int64_t> z = integerIn(v, kQuantLo, kQuantHi);
+    if (!z) {
+      why = "a zero point is not an integer between " + std::to_string(kQuantLo) + " and " + std::to_string(kQuantHi);
+      return std::nullopt;
+    }
+    s.zeroPoints.push_back(*z);
+  }
+  // The rank of the quantized tensor, when its producer declares it: axes must lie inside it.
+  std::optional<int64_t> rank;
+  if (!n.args.empty() && n.args[0].kind == Argument::Kind::kTensor) {
+    const Node& in = g.node(n.args[0].tensor.node);
+    if (n.args[0].tensor.output < in.outputs.size() && !in.outputs[n.args[0].tensor.output].shape.empty())
+      rank = static_cast<int64_t>(in.outputs[n.args[0].tensor.output].shape.size());
+  }
+  auto blockSizes = [&](const Argument* list, std::vector<int64_t>& out) {
+    if (!list || list->kind != Argument::Kind::kList) return true;
+    for (const Argument& e : list->list) {
+      if (e.kind != Argument::Kind::kInt) continue;
+      if (e.i < 1 || e.i > INT32_MAX) {
+        why = "a block size " + std::to_string(e.i) + " is not between 1 and " + std::to_string(INT32_MAX);
+        return false;
+      }
+      out.push_back(e.i);
+    }
+    return true;
+  };
   // Symmetric when every zero point is the symmetric one of the container.
   const int64_t symZp = -symmetricOffset(portTypeOf(s).datatype);
   bool sym = !s.zeroPoints.empty();
@@ -155,11 +200,16 @@ std::optional<QuantSpec> specOf(const Graph& g, const Node& n, QdqLayout layout,
     case QdqLayout::kPerChannel: {
       // Block-wise (LPBQ) weights: the per-channel form with a block_size keyword (ONNX
       // DequantizeLinear with opset 21's block_size is read into this form).
-      if (const Argument* bs = argAt(n, SIZE_MAX, "block_size"); bs && bs->kind == Argument::Kind::kList)
-        for (const Argument& e : bs->list)
-          if (e.kind == Argument::Kind::kInt) s.blockSize.push_back(e.i);
-      auto axis = number(argAt(n, 3, "axis"));
-      s.chAxis = axis ? static_cast<int32_t>(*axis) : 0;
+      if (!blockSizes(argAt(n, SIZE_MAX, "block_size"), s.blockSize)) return std::nullopt;
+      const double axis = number(argAt(n, 3, "axis")).value_or(0);
+      const int64_t hi = rank.value_or(kMaxAxis);
+      std::optional<int64_t> a = integerIn(axis, -hi, hi - 1);
+      if (!a) {
+        why = rank ? fmt::format("the axis {} is outside the input's rank {}", axis, *rank)
+                   : fmt::format("the axis {} is not between {} and {}", axis, -kMaxAxis, kMaxAxis - 1);
+        return std::nullopt;
+      }
+      s.chAxis = static_cast<int32_t>(*a);
       s.qscheme = sym || s.zeroPoints.empty() ? QScheme::kPerChannelSymmetric : QScheme::kPerChannelAffine;
       break;
     }
@@ -168,16 +218,21 @@ std::optional<QuantSpec> specOf(const Graph& g, const Node& n, QdqLayout layout,
       auto group = number(argAt(n, 6, "group_size"));
       s.chAxis = 0;
       s.qscheme = sym || s.zeroPoints.empty() ? QScheme::kPerChannelSymmetric : QScheme::kPerChannelAffine;
-      if (group) s.blockSize = {1, static_cast<int64_t>(*group)};
+      if (group) {
+        std::optional<int64_t> size = integerIn(*group, 1, INT32_MAX);
+        if (!size) {
+          why = fmt::format("the group size {} is not between 1 and {}", *group, INT32_MAX);
+          return std::nullopt;
+        }
+        s.blockSize = {1, *size};
+      }
       break;
     }
     case QdqLayout::kAffine: {
       s.qscheme = sym ? QScheme::kPerTensorSymmetric : QScheme::kPerTensorAffine;
       const Argument* block = argAt(n, 1, "block_size");
       std::vector<int64_t> blockSize;
-      if (block && block->kind == Argument::Kind::kList)
-        for (const Argument& e : block->list)
-          if (e.kind == Argument::Kind::kInt) blockSize.push_back(e.i);
+      if (!blockSizes(block, blockSize)) return std::nullopt;
       std::vector<int64_t> shape;
       if (!n.args.empty() && n.args[0].kind == Argument::Kind::kTensor) {
         const Node& in = g.node(n.args[0].tensor.node);
@@ -228,13 +283,23 @@ QdqFoldResult foldQdq(const Graph& in) {
     }
     return TensorRef{newIndex[t.node], t.output};
   };
+  // A Q/DQ node without an input tensor stands for nothing: a node reading it cannot be
+  // folded (it used to be pointed at node 0, which could be itself).
+  constexpr uint32_t kNothing = UINT32_MAX;
+  const Node* unreadable = nullptr;  // the Q/DQ node such a reference went through
   std::function<void(Argument&)> fix = [&](Argument& a) {
     if (a.kind == Argument::Kind::kList)
       for (Argument& e : a.list) fix(e);
     if (a.kind != Argument::Kind::kTensor) return;
     std::optional<QuantSpec> edge;
+    const uint32_t old = a.tensor.node;
     a.tensor = remap(a.tensor, &edge);
+    if (a.tensor.node == kNothing && !unreadable) unreadable = &in.node(old);
     if (edge && !a.qspec) a.qspec = edge;
+  };
+  auto refuse = [&](const std::string& node, const std::string& why) {
+    r.status = Status(StatusCode::kInvalidArgument, "cannot fold the Q/DQ nodes: node '" + node + "' " + why, node);
+    return r;
   };
 
   for (uint32_t i = 0; i < count; ++i) {
@@ -247,7 +312,7 @@ QdqFoldResult foldQdq(const Graph& in) {
       if (!spec[i]) mismatch(n, "cannot read the quantization arguments: " + why + ".");
       if (n.args.empty() || n.args[0].kind != Argument::Kind::kTensor) {
         mismatch(n, "the node has no input tensor.");
-        alias[i] = TensorRef{0, 0};
+        alias[i] = TensorRef{kNothing, 0};
         continue;
       }
       alias[i] = remap(n.args[0].tensor, nullptr);
@@ -257,6 +322,8 @@ QdqFoldResult foldQdq(const Graph& in) {
     copy.targetId = n.kind == NodeKind::kCall ? r.graph.internTarget(in.target(n)) : Node::kNoTarget;
     for (Argument& a : copy.args) fix(a);
     for (auto& kv : copy.kwargs) fix(kv.second);
+    if (unreadable)
+      return refuse(n.name, "reads '" + unreadable->name + "', a Q/DQ node without an input tensor");
     StatusOr<uint32_t> idx = r.graph.addNode(std::move(copy));
     if (!idx.isOk()) {
       r.status = idx.status();
@@ -275,8 +342,10 @@ QdqFoldResult foldQdq(const Graph& in) {
       ref.kind = SharedRef::Kind::kNodeOutput;
     if (ref.kind == SharedRef::Kind::kEdge) ref.consumer = newIndex[ref.consumer];
     if (kind[ref.node].kind != QdqKind::kNone) {
-      ref.output = alias[ref.node].output;
-      ref.node = alias[ref.node].node;
+      const uint32_t old = ref.node;
+      ref.output = alias[old].output;
+      ref.node = alias[old].node;
+      if (ref.node == kNothing && !unreadable) unreadable = &in.node(old);
     } else {
       ref.node = newIndex[ref.node];
     }
@@ -289,6 +358,22 @@ QdqFoldResult foldQdq(const Graph& in) {
     for (Argument& a : n.args) renumberArg(a);
     for (auto& kv : n.kwargs) renumberArg(kv.second);
     for (TensorMeta& t : n.outputs) renumber(t.qspec);
+    if (unreadable)
+      return refuse(n.name, "shares the encoding of '" + unreadable->name + "', a Q/DQ node without an input tensor");
+  }
+  // What folding writes must read back: every tensor a node reads comes before it.
+  for (uint32_t i = 0; i < r.graph.nodes().size(); ++i) {
+    const Node& n = r.graph.node(i);
+    std::function<bool(const Argument&)> earlier = [&](const Argument& a) {
+      if (a.kind == Argument::Kind::kTensor && a.tensor.node >= i) return false;
+      for (const Argument& e : a.list)
+        if (!earlier(e)) return false;
+      return true;
+    };
+    for (const Argument& a : n.args)
+      if (!earlier(a)) return refuse(n.name, "would read itself or a later node once its Q/DQ nodes are folded");
+    for (const auto& kv : n.kwargs)
+      if (!earlier(kv.second)) return refuse(n.name, "would read itself or a later node once its Q/DQ nodes are folded");
   }
   // Outputs take the encoding of the quantize node that consumes them.
   for (uint32_t i = 0; i < count; ++i) {

@@ -35,6 +35,8 @@ std::string_view diagCodeName(DiagCode c) {
     case DiagCode::kScaleOutOfRange: return "scale-out-of-range";
     case DiagCode::kZeroPointOutOfRange: return "zero-point-out-of-range";
     case DiagCode::kBiasScale: return "bias-scale";
+    case DiagCode::kChannelCount: return "channel-count";
+    case DiagCode::kBlockSize: return "block-size";
     case DiagCode::kYamlSyntax: return "yaml-syntax";
     case DiagCode::kUnknownKey: return "unknown-key";
     case DiagCode::kDuplicateKey: return "duplicate-key";

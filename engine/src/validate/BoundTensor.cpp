@@ -2,14 +2,17 @@
 
 namespace qnnrules {
 
-void computeFacts(BoundTensor& t) {
-  const QuantSpec* s = t.root();
-  t.symmetric = false;
-  if (!s || !isSymmetric(s->qscheme)) return;
-  const int64_t want = -symmetricOffset(t.type.datatype);  // as a zero point
-  bool sym = true;
-  for (int64_t zp : s->zeroPoints) sym &= zp == want;
-  t.symmetric = sym;
+bool BoundTensor::symmetric() const {
+  if (symmetric_ < 0) {
+    const QuantSpec* s = root();
+    bool sym = s && isSymmetric(s->qscheme);
+    if (sym) {
+      const int64_t want = -symmetricOffset(type.datatype);  // as a zero point
+      for (int64_t zp : s->zeroPoints) sym &= zp == want;
+    }
+    symmetric_ = sym ? 1 : 0;
+  }
+  return symmetric_ == 1;
 }
 
 }  // namespace qnnrules

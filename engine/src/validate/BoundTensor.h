@@ -25,13 +25,16 @@ struct BoundTensor {
   const QuantSpec* spec = nullptr;  // as annotated (may be shared)
   Resolved resolved;
   PortType type;
-  // Encoding facts of resolved.root, set by computeFacts():
-  bool symmetric = false;  // symmetric qscheme, and every zero point is the datatype's symmetric one
-
   const QuantSpec* root() const { return resolved.root; }
-};
 
-// Fills the facts of `t` from its resolved spec and port type (one pass over its zero points).
-void computeFacts(BoundTensor& t);
+  // Encoding facts of the resolved spec, computed on first use and then kept for every other
+  // variant the node is checked against: a pass over thousands of zero points happens at most
+  // once per tensor, and not at all when no variant asks.
+  // Symmetric qscheme, and every zero point is the datatype's symmetric one.
+  bool symmetric() const;
+
+ private:
+  mutable int8_t symmetric_ = -1;  // -1: not computed yet
+};
 
 }  // namespace qnnrules

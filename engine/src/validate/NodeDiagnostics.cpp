@@ -144,9 +144,9 @@ void NodeValidator::emitUnverifiable(const Node& node, const Rule& rule, const V
   for (const BoundTensor& b : bound_) {
     const PortConstraint& c = v.ports[b.port];
     for (const ConstraintKind* k : constraintKinds()) {
-      if (!k->unverifiable) continue;
+      if (!k->unverifiable || !k->unverifiable(c, b)) continue;
       Diagnostic d = base(node, rule, DiagCode::kUnverifiable, Severity::kWarning);
-      if (!k->unverifiable(rule, c, b, d)) continue;
+      k->explainUnverifiable(rule, c, b, d);
       d.port = label(rule, b);
       d.variant = v.name;
       d.mark = c.mark.known() ? c.mark : v.mark;

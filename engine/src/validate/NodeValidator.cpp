@@ -1,5 +1,6 @@
 #include "NodeValidator.h"
 
+#include <bit>
 #include <cctype>
 
 namespace qnnrules {
@@ -54,14 +55,12 @@ bool NodeValidator::bind(const Node& node, const Rule& rule) {
       return false;
     }
   }
-  // Resolve shared references, derive what QNN will see on each port, and compute the
-  // encoding facts once per tensor (not once per variant the checks below try).
+  // Resolve shared references and derive what QNN will see on each port.
   bool ok = true;
   for (BoundTensor& b : bound_) {
     b.resolved = roots_.resolve(b.spec);
     if (b.resolved.how == Resolution::kConcrete) {
       b.type = portTypeOf(*b.resolved.root);
-      computeFacts(b);
     } else if (b.resolved.how == Resolution::kCycle || b.resolved.how == Resolution::kUnresolved) {
       emitUnresolved(node, rule, b);
       ok = false;
@@ -79,15 +78,22 @@ bool NodeValidator::matches(const Variant& v) const {
 void NodeValidator::check(const Variant& v, std::vector<Violation>& out) const {
   out.clear();
   const ConstraintCheck env{bound_, opt_.scaleRelTolerance};
+  const std::span<const ConstraintKind* const> kinds = constraintKinds();
+  const KindMask* masks = kinds_ + (&v - rule_->variants.data()) * rule_->ports.size();
   for (int i = 0; i < static_cast<int>(bound_.size()); ++i) {
     const PortConstraint& c = v.ports[bound_[i].port];
-    for (const ConstraintKind* k : constraintKinds())
-      if (k->violated && k->violated(c, bound_[i], env)) out.push_back({k, i, &c});
+    // Only the kinds this port constraint uses, in table order.
+    for (KindMask m = masks[bound_[i].port]; m != 0; m &= KindMask(m - 1)) {
+      const ConstraintKind* k = kinds[static_cast<size_t>(std::countr_zero(m))];
+      if (k->violated(c, bound_[i], env)) out.push_back({k, i, &c});
+    }
   }
 }
 
-void NodeValidator::run(const Node& node, const Rule& rule) {
+void NodeValidator::run(const Node& node, const Rule& rule, const std::vector<KindMask>& kinds) {
   if (rule.kind == RuleKind::kStructural) return;
+  rule_ = &rule;
+  kinds_ = kinds.data();
   if (rule.kind == RuleKind::kUnsupported) {
     emitUnsupported(node, rule);
     return;

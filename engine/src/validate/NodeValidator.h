@@ -26,7 +26,8 @@ class NodeValidator {
   NodeValidator(const Graph& g, const SocInfo& soc, const ValidateOptions& opt, const std::string& backend,
                 DiagnosticList& out);
 
-  void run(const Node& node, const Rule& rule);
+  // `kinds`: activeKinds(rule), the kinds each variant's port constraints use.
+  void run(const Node& node, const Rule& rule, const std::vector<KindMask>& kinds);
   // `nearTarget`: a rule's target the op is likely a typo of ("" when none is close).
   void reportNoRule(const Node& node, std::string_view nearTarget);
 
@@ -58,6 +59,9 @@ class NodeValidator {
   // ports than any node before it.
   std::vector<BoundTensor> bound_;
   std::vector<Violation> violations_, best_;
+  // The node being checked: its rule and that rule's kind masks.
+  const Rule* rule_ = nullptr;
+  const KindMask* kinds_ = nullptr;
 };
 
 }  // namespace qnnrules

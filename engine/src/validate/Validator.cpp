@@ -2,6 +2,8 @@
 // and NodeValidator checks the node against it.
 #include "qnnrules/validate/Validator.h"
 
+#include <unordered_map>
+
 #include "NodeValidator.h"
 #include "qnnrules/core/Suggest.h"
 
@@ -10,9 +12,19 @@ namespace qnnrules {
 ValidationResult validateGraph(const Graph& graph, const RuleSet& rules, const SocInfo& soc,
                                const ValidateOptions& options) {
   ValidationResult result;
-  // Map each distinct target to its rule once, not once per node.
+  // Map each distinct target to its rule, and each rule to the constraint kinds its variants
+  // use, once per graph, not once per node.
   std::vector<const Rule*> ruleOfTarget(graph.targets().size(), nullptr);
-  for (size_t t = 0; t < graph.targets().size(); ++t) ruleOfTarget[t] = rules.findByTarget(graph.targets()[t]);
+  std::unordered_map<const Rule*, std::vector<KindMask>> kindsOfRule;
+  std::vector<const std::vector<KindMask>*> kindsOfTarget(graph.targets().size(), nullptr);
+  for (size_t t = 0; t < graph.targets().size(); ++t) {
+    const Rule* rule = rules.findByTarget(graph.targets()[t]);
+    ruleOfTarget[t] = rule;
+    if (!rule) continue;
+    auto it = kindsOfRule.find(rule);
+    if (it == kindsOfRule.end()) it = kindsOfRule.emplace(rule, activeKinds(*rule)).first;
+    kindsOfTarget[t] = &it->second;
+  }
   // For ops without a rule, the rule target they are likely a typo of: once per distinct op.
   std::vector<std::string_view> nearTarget(graph.targets().size());
   std::vector<std::string_view> allTargets;
@@ -38,7 +50,7 @@ ValidationResult validateGraph(const Graph& graph, const RuleSet& rules, const S
       continue;
     }
     ++result.nodesWithRule;
-    nv.run(node, *rule);
+    nv.run(node, *rule, *kindsOfTarget[node.targetId]);
   }
   return result;
 }

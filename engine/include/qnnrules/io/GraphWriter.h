@@ -21,8 +21,9 @@ struct GraphWriteOptions {
 std::string writeGraphText(const Graph& graph, const GraphWriteOptions& options = {});
 Status writeGraphFile(const Graph& graph, const std::filesystem::path& path, const GraphWriteOptions& options = {});
 
-// Writes `content` to `path` through a temporary file in the same directory and a rename; on
-// any error the temporary file is removed and `path` is left as it was.
+// Writes `content` to `path` as writeOutputFile does (io/SafeOutputFile.h): symlinks written
+// through, devices and FIFOs streamed to, other non-regular files refused, regular files
+// replaced atomically with their mode kept; on any error `path` is left as it was.
 Status writeFileAtomically(const std::filesystem::path& path, std::string_view content);
 
 }  // namespace qnnrules

@@ -24,8 +24,8 @@ struct NumericCheckOptions {
   std::vector<uint8_t> skipNodes;  // per node, nonzero: not checked (passes/Prune.h)
 };
 
-// Errors with codes scale-not-finite, scale-out-of-range, zero-point-out-of-range and
-// bias-scale, in graph order.
+// Errors with codes scale-not-finite, scale-out-of-range, zero-point-out-of-range,
+// channel-count, block-size and bias-scale, in graph order.
 DiagnosticList checkQuantParams(const Graph& graph, const RuleSet& rules, const NumericCheckOptions& options = {});
 
 }  // namespace qnnrules

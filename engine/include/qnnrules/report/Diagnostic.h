@@ -41,6 +41,8 @@ enum class DiagCode : uint16_t {
   kScaleOutOfRange,         // a scale is below 1e-10 or above 1e10
   kZeroPointOutOfRange,     // a zero point is not a value of the storage dtype
   kBiasScale,               // a bias scale is not input scale x weight scale
+  kChannelCount,            // a per-channel list has not one value per channel of its axis
+  kBlockSize,               // block sizes do not divide the tensor's dimensions (or not one per dimension)
   // --- rule files ---
   kYamlSyntax = 100,
   kUnknownKey,

@@ -12,6 +12,8 @@ void parse(const ConstraintParse& p, const strictyaml::Entry& e, const std::stri
     c.axis = static_cast<int>(*x);
 }
 
+bool active(const PortConstraint& c) { return c.axis.has_value(); }
+
 bool violated(const PortConstraint& c, const BoundTensor& t, const ConstraintCheck&) {
   const QuantSpec* s = t.root();
   return c.axis && s && isPerChannel(s->qscheme) && s->chAxis.value_or(0) != *c.axis;
@@ -42,6 +44,7 @@ const ConstraintKind kAxisConstraint = {
     .key = "axis",
     .code = DiagCode::kAxis,
     .parse = parse,
+    .active = active,
     .violated = violated,
     .explain = explain,
     .summary = summary,

@@ -27,6 +27,8 @@ void parse(const ConstraintParse& p, const strictyaml::Entry& e, const std::stri
   }
 }
 
+bool active(const PortConstraint& c) { return c.bitwidths != 0; }
+
 bool violated(const PortConstraint& c, const BoundTensor& t, const ConstraintCheck&) {
   return c.bitwidths && t.type.quantized && !((c.bitwidths >> t.type.bitwidth) & 1);
 }
@@ -48,6 +50,7 @@ const ConstraintKind kBitwidthConstraint = {
     .key = "bitwidth",
     .code = DiagCode::kBitwidth,
     .parse = parse,
+    .active = active,
     .violated = violated,
     .explain = explain,
     .summary = summary,

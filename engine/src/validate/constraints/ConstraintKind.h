@@ -7,7 +7,9 @@
 // docs/adding-a-constraint-kind.md.
 #pragma once
 
+#include <cstdint>
 #include <span>
+#include <vector>
 #include <string>
 #include <string_view>
 
@@ -42,6 +44,10 @@ struct ConstraintKind {
   // Reads the key's value into `c`; errors go to the reader. `what` is "'key' of port ...".
   void (*parse)(const ConstraintParse& p, const strictyaml::Entry& e, const std::string& what, PortConstraint& c);
 
+  // True when `c` uses the kind at all; `violated` is called only then. Null for kinds that
+  // select variants instead of failing them (dtype).
+  bool (*active)(const PortConstraint& c);
+
   // True when `t` breaks the constraint of `c`. Null for kinds that select variants
   // instead of failing them (dtype). Runs per node and variant: facts that cost more than a
   // comparison are computed once per tensor in BoundTensor, not here.
@@ -58,9 +64,11 @@ struct ConstraintKind {
   // Null for kinds the table's cells say all there is about (dtype, encoding, bit width).
   std::string (*docNote)(const Rule& rule, const Variant& v, int port, const PortConstraint& c);
 
-  // Optional: a warning for a constraint of a passing variant that could not be evaluated
-  // (a fixed scale and no calibrated scale yet). Returns false when there is nothing to say.
-  bool (*unverifiable)(const Rule& rule, const PortConstraint& c, const BoundTensor& t, Diagnostic& d) = nullptr;
+  // Optional: whether a constraint of a passing variant could not be evaluated (a fixed scale
+  // and no calibrated scale yet), and the warning's message, expected, actual and hint. The
+  // check is cheap and runs for every passing node; the text only when it holds.
+  bool (*unverifiable)(const PortConstraint& c, const BoundTensor& t) = nullptr;
+  void (*explainUnverifiable)(const Rule& rule, const PortConstraint& c, const BoundTensor& t, Diagnostic& d) = nullptr;
 
   bool required = false;  // the key must be given on every port constraint
 };
@@ -83,6 +91,12 @@ void checkInsideBackend(const ConstraintParse& p, EnumSet<E> used, EnumSet<E> ba
 
 // Every kind, in the order the validator checks them and the docs summarize them.
 std::span<const ConstraintKind* const> constraintKinds();
+
+// For each variant of `rule` and each of its ports (index variant * ports + port), the kinds
+// the port constraint uses, as bits over constraintKinds(): computed once per rule and graph,
+// so a node's check calls only the kinds a port has.
+using KindMask = uint16_t;
+std::vector<KindMask> activeKinds(const Rule& rule);
 
 // The kind of a YAML key, or null.
 const ConstraintKind* findConstraintKind(std::string_view key);

@@ -18,6 +18,21 @@ std::span<const ConstraintKind* const> constraintKinds() {
   return kinds;
 }
 
+std::vector<KindMask> activeKinds(const Rule& rule) {
+  const std::span<const ConstraintKind* const> kinds = constraintKinds();
+  static_assert(sizeof(KindMask) * 8 >= 8, "one bit per kind");
+  std::vector<KindMask> masks;
+  masks.reserve(rule.variants.size() * rule.ports.size());
+  for (const Variant& v : rule.variants)
+    for (const PortConstraint& c : v.ports) {
+      KindMask m = 0;
+      for (size_t k = 0; k < kinds.size(); ++k)
+        if (kinds[k]->active && kinds[k]->active(c)) m |= KindMask(1u << k);
+      masks.push_back(m);
+    }
+  return masks;
+}
+
 const ConstraintKind* findConstraintKind(std::string_view key) {
   for (const ConstraintKind* k : constraintKinds())
     if (k->key == key) return k;

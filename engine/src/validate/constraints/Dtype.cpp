@@ -25,6 +25,7 @@ const ConstraintKind kDtypeConstraint = {
     .key = "dtype",
     .code = DiagCode::kNoMatchingVariant,
     .parse = parse,
+    .active = nullptr,
     .violated = nullptr,
     .explain = nullptr,
     .summary = summary,

@@ -17,6 +17,8 @@ void parse(const ConstraintParse& p, const strictyaml::Entry& e, const std::stri
                        [](Encoding x) { return encodingName(x); });
 }
 
+bool active(const PortConstraint& c) { return !c.encodings.empty(); }
+
 bool violated(const PortConstraint& c, const BoundTensor& t, const ConstraintCheck&) {
   return !c.encodings.empty() && t.type.encoding && !c.encodings.contains(*t.type.encoding);
 }
@@ -42,6 +44,7 @@ const ConstraintKind kEncodingConstraint = {
     .key = "encoding",
     .code = DiagCode::kEncoding,
     .parse = parse,
+    .active = active,
     .violated = violated,
     .explain = explain,
     .summary = summary,

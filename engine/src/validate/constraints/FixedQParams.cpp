@@ -65,6 +65,10 @@ void parseOffset(const ConstraintParse& p, const Entry& e, const std::string& wh
     c.offset = *x;
 }
 
+bool scaleActive(const PortConstraint& c) { return c.scale.has_value(); }
+
+bool offsetActive(const PortConstraint& c) { return c.offset.has_value(); }
+
 bool scaleViolated(const PortConstraint& c, const BoundTensor& t, const ConstraintCheck& env) {
   const QuantSpec* s = t.root();
   if (!s || !c.scale) return false;
@@ -111,18 +115,19 @@ std::string docNote(const Rule& r, const Variant& v, int port, const PortConstra
 
 // Registered on the scale kind only, and covers both keys, so a port with a fixed scale and
 // offset gets one warning.
-bool unverifiable(const Rule& r, const PortConstraint& c, const BoundTensor& t, Diagnostic& d) {
+bool unverifiable(const PortConstraint& c, const BoundTensor& t) {
   const QuantSpec* s = t.root();
-  if (!s || !(c.scale || c.offset)) return false;
+  return s && ((c.scale && s->scales.empty()) || (c.offset && s->zeroPoints.empty()));
+}
+
+void explainUnverifiable(const Rule& r, const PortConstraint& c, const BoundTensor& t, Diagnostic& d) {
+  const QuantSpec* s = t.root();
   const bool scaleUnknown = c.scale && s->scales.empty();
-  const bool offsetUnknown = c.offset && s->zeroPoints.empty();
-  if (!scaleUnknown && !offsetUnknown) return false;
   d.message = sentence(r, t.port, c) + " This cannot be checked: the annotation has no " +
               (scaleUnknown ? "scale" : "zero_point") + " yet.";
   d.expected = c.scale ? "scale " + scaleText(c) : "offset " + std::to_string(*c.offset);
   d.actual = "no " + std::string(scaleUnknown ? "scale" : "zero_point") + " in the annotation";
   d.hint = "validate after calibration, or annotate the fixed scale and zero_point";
-  return true;
 }
 
 }  // namespace
@@ -131,17 +136,20 @@ const ConstraintKind kScaleConstraint = {
     .key = "scale",
     .code = DiagCode::kFixedScale,
     .parse = parseScale,
+    .active = scaleActive,
     .violated = scaleViolated,
     .explain = explainScale,
     .summary = scaleSummary,
     .docNote = docNote,
     .unverifiable = unverifiable,
+    .explainUnverifiable = explainUnverifiable,
 };
 
 const ConstraintKind kOffsetConstraint = {
     .key = "offset",
     .code = DiagCode::kFixedOffset,
     .parse = parseOffset,
+    .active = offsetActive,
     .violated = offsetViolated,
     .explain = explainOffset,
     .summary = offsetSummary,

@@ -48,6 +48,8 @@ bool sharesEncoding(const BoundTensor& a, const BoundTensor& b, double tolerance
   return true;
 }
 
+bool active(const PortConstraint& c) { return c.sharedWith >= 0; }
+
 bool violated(const PortConstraint& c, const BoundTensor& t, const ConstraintCheck& env) {
   if (c.sharedWith < 0) return false;
   for (const BoundTensor& other : env.bound)  // every tensor of the port (a variadic port has several)
@@ -82,6 +84,7 @@ const ConstraintKind kSharedConstraint = {
     .key = "shared_with",
     .code = DiagCode::kShared,
     .parse = parse,
+    .active = active,
     .violated = violated,
     .explain = explain,
     .summary = summary,

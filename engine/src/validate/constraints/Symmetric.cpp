@@ -1,6 +1,6 @@
 // symmetric: the port must be symmetrically quantized, i.e. a symmetric qscheme whose zero
 // points are all the datatype's symmetric one (0 for SFIXED, 2^(n-1) for UFIXED). Whether a
-// tensor is, is a fact computed once when it is bound (BoundTensor::symmetric).
+// tensor is, is a fact computed once per tensor (BoundTensor::symmetric).
 #include "ConstraintKindsList.h"
 
 namespace qnnrules {
@@ -10,8 +10,10 @@ void parse(const ConstraintParse& p, const strictyaml::Entry& e, const std::stri
   if (auto b = p.reader.boolean(e.value, what)) c.symmetric = *b;
 }
 
+bool active(const PortConstraint& c) { return c.symmetric.value_or(false); }
+
 bool violated(const PortConstraint& c, const BoundTensor& t, const ConstraintCheck&) {
-  return c.symmetric.value_or(false) && t.root() && !t.symmetric;
+  return c.symmetric.value_or(false) && t.root() && !t.symmetric();
 }
 
 std::string sentence(const Rule& r, int port) {
@@ -42,6 +44,7 @@ const ConstraintKind kSymmetricConstraint = {
     .key = "symmetric",
     .code = DiagCode::kSymmetric,
     .parse = parse,
+    .active = active,
     .violated = violated,
     .explain = explain,
     .summary = summary,
