@@ -675,6 +675,36 @@ INSTANTIATE_TEST_SUITE_P(
                       StrayCommaCase{"|\n,", "t.yaml:2:1"}, StrayCommaCase{"version: 1\n---\n,", "t.yaml:3:1"},
                       StrayCommaCase{"version: ,", "t.yaml:1:10"}, StrayCommaCase{"rules:\n  - ,", "t.yaml:2:5"}));
 
+struct ControlCharCase {
+  const char* name;
+  std::string text;
+  const char* at;
+  const char* code;
+};
+class ControlCharTest : public ::testing::TestWithParam<ControlCharCase> {};
+
+// YAML 1.2 allows no C0 control but tab, LF and CR, and no DEL; yaml-cpp 0.7 looped on "\0,".
+TEST_P(ControlCharTest, IsOneSyntaxErrorAtTheCharacter) {
+  Loaded l = loadText(GetParam().text);
+  ASSERT_EQ(l.errors.size(), 1u) << dump(l.errors);
+  EXPECT_EQ(l.errors[0].code, DiagCode::kYamlSyntax);
+  EXPECT_EQ(at(l.errors[0]), GetParam().at);
+  EXPECT_TRUE(Contains(l.errors[0].message, std::string("control character ") + GetParam().code)) << l.errors[0].message;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    RuleLoaderTest, ControlCharTest,
+    ::testing::Values(ControlCharCase{"NulComma", std::string("\0,", 2), "t.yaml:1:1", "U+0000"},
+                      ControlCharCase{"NulInFlow", std::string("version: 1\nrules: [\0]", 22), "t.yaml:2:9", "U+0000"},
+                      ControlCharCase{"Delete", "version: 1\x7f", "t.yaml:1:11", "U+007F"},
+                      ControlCharCase{"Escape", "a: 1\n  \x1b[0m", "t.yaml:2:3", "U+001B"}),
+    [](const ::testing::TestParamInfo<ControlCharCase>& p) { return std::string(p.param.name); });
+
+TEST(RuleLoaderTest, TabsAndCarriageReturnsAreNotControlErrors) {
+  Loaded l = loadText("version: 1\r\nrules: []\t\r\n");
+  for (const auto& d : l.errors) EXPECT_FALSE(Contains(d.message, "control character")) << d.message;
+}
+
 TEST(RuleLoaderTest, CommasInsideValuesFlowCollectionsStringsAndCommentsLoad) {
   Loaded l = loadText(edit("    description: Relu lowers to QNN Relu.\n",
                            "    description: Relu, then QNN Relu,#1, text\n",

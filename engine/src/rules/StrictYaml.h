@@ -4,6 +4,7 @@
 // core rules, and every error carries file:line:column. Internal to the engine.
 #pragma once
 
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include <charconv>
@@ -108,7 +109,12 @@ class StrictYamlReader {
       return std::nullopt;
     }
     if (auto v = yamlscan::findUnsafeYaml(text, limits.maxDepth)) {
-      if (v->kind == yamlscan::ScanProblem::Kind::kStrayComma) {
+      if (v->kind == yamlscan::ScanProblem::Kind::kControlChar) {
+        const std::string code = fmt::format("U+{:04X}", v->byte);
+        error(DiagCode::kYamlSyntax, fileMark(v->line, v->column),
+              "YAML syntax error: control character " + code + " is not allowed in YAML text (is this a binary file?)",
+              "printable characters, tab, line feed or carriage return", code);
+      } else if (v->kind == yamlscan::ScanProblem::Kind::kStrayComma) {
         error(DiagCode::kYamlSyntax, fileMark(v->line, v->column),
               "YAML syntax error: ',' outside a flow collection ([...] or {...}); quote the value if it "
               "starts with a comma",

@@ -7,9 +7,30 @@ namespace {
 
 bool isBlank(char c) { return c == ' ' || c == '\t'; }
 
+// YAML 1.2's c-printable excludes the C0 controls other than tab, LF and CR, and DEL.
+bool isForbiddenControl(unsigned char c) { return (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F; }
+
+std::optional<ScanProblem> findControlChar(std::string_view text) {
+  uint32_t line = 1;
+  size_t lineStart = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\n') {
+      ++line;
+      lineStart = i + 1;
+    } else if (isForbiddenControl(c)) {
+      ScanProblem p{ScanProblem::Kind::kControlChar, line, static_cast<uint32_t>(i - lineStart + 1), 0};
+      p.byte = c;
+      return p;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<ScanProblem> findUnsafeYaml(std::string_view text, int maxDepth) {
+  if (auto p = findControlChar(text)) return p;
   struct Level {
     size_t column;
     char kind;  // 's' block sequence, 'm' block mapping
