@@ -162,7 +162,12 @@ INSTANTIATE_TEST_SUITE_P(
                  "the graph has a cycle: node 'x_q' (QuantizeLinear) depends on its own output"},
         BadModel{"missing_initializer.onnx", StatusCode::kSchemaError,
                  "node 'w_dq' (DequantizeLinear) input 1 'w_scale' is a missing initializer: no initializer, Constant "
-                 "node or graph input has that name"}),
+                 "node or graph input has that name"},
+        // The Conv input's rank comes from shape inference (io/OnnxShapeInference.h).
+        BadModel{"conv_weight_rank.onnx", StatusCode::kSchemaError,
+                 "node 'conv' (Conv): weight rank 4 differs from input rank 5"},
+        BadModel{"conv_pads.onnx", StatusCode::kSchemaError,
+                 "node 'conv' (Conv): attribute pads has 2 values; an input of rank 5 needs 6"}),
     [](const ::testing::TestParamInfo<BadModel>& p) {
       std::string n = p.param.file;
       return n.substr(0, n.find('.'));

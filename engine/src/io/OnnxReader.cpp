@@ -1,7 +1,6 @@
 #include "qnnrules/io/OnnxReader.h"
 
 #include <onnx/onnx_pb.h>  // defines ONNX_API, then includes onnx-ml.pb.h
-#include <onnx/shape_inference/implementation.h>
 
 #include <deque>
 #include <functional>
@@ -10,6 +9,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "OnnxShapeInference.h"
 #include "OnnxTensorData.h"
 
 namespace qnnrules {
@@ -92,9 +92,9 @@ class Builder {
     return add(std::move(out), {});
   }
 
-  // Shapes for tensors without value_info. ONNX 1.12's inference may not know newer opsets or
-  // types; node-level failures are ignored (error_mode 0) and anything it throws leaves the
-  // shapes it could not infer unknown, which only matters to rules that split on rank.
+  // Shapes for tensors without value_info (io/OnnxShapeInference.h). ONNX 1.12's inference may
+  // not know newer opsets or types; what it cannot infer stays unknown, which only matters to
+  // rules that split on rank.
   void inferShapesIfNeeded() {
     std::unordered_set<std::string> known;
     const onnx::GraphProto& g = model_.graph();
@@ -103,12 +103,7 @@ class Builder {
     bool missing = false;
     for (const onnx::NodeProto& n : g.node())
       for (const std::string& o : n.output()) missing = missing || (!o.empty() && !known.count(o));
-    if (!missing) return;
-    try {
-      onnx::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/0, /*data_prop=*/false);
-      onnx::shape_inference::InferShapes(model_, onnx::OpSchemaRegistry::Instance(), options);
-    } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): shapes stay unknown, see above
-    }
+    if (missing) inferShapesGuarded(model_);
   }
 
   void noteType(const onnx::ValueInfoProto& v) {
@@ -253,7 +248,21 @@ class Builder {
     return v;
   }
 
+  // The rank of a value, from its (declared or inferred) type or its initializer; -1 unknown.
+  int rankOf(const std::string& tensor) const {
+    if (auto it = types_.find(tensor); it != types_.end() && it->second.hasShape)
+      return static_cast<int>(it->second.shape.size());
+    if (auto it = initializers_.find(tensor); it != initializers_.end()) return it->second->dims_size();
+    return -1;
+  }
+
   Status addCall(const onnx::NodeProto& on) {
+    if (isDefaultDomain(on.domain()) && isConvLike(on.op_type())) {
+      const int w = convLikeWeightInput(on.op_type());
+      ConvLikeRanks ranks{on.input_size() > 0 ? rankOf(on.input(0)) : -1,
+                          w >= 0 && w < on.input_size() ? rankOf(on.input(w)) : -1};
+      if (std::string problem = convLikeProblem(on, ranks); !problem.empty()) return fail(nodeLabel(on) + ": " + problem);
+    }
     Node n;
     n.name = uniqueName(displayName(on));
     n.kind = NodeKind::kCall;

@@ -244,15 +244,17 @@ CASES = [conv_8a8w, linear_16a8w, matmul_16a16w, conv_16a4w, linear_16a4w_block,
          no_rule, conv3d_float]
 
 
-def broken_models(good):
-    """Bad inputs, each a clear error with exit code 2."""
+def broken_models(good, conv3d):
+    """Bad inputs, each a clear error with exit code 2. `conv3d` (no value_info) has its Conv
+    input's shape from ONNX shape inference: the reader checks the ranks ONNX 1.12's
+    convolution inference does not (it crashed on a rank-5 weight behind a rank-4 input)."""
     raw = good.SerializeToString()
     out = {"truncated.onnx": raw[: len(raw) // 2],
            "corrupt.onnx": b"\x08\x0a\x3a\xff\xff\xff\xff\x0f" + bytes(range(256)) * 4}
 
-    def edited(edit):
+    def edited(edit, base=good):
         m = onnx.ModelProto()
-        m.CopyFrom(good)
+        m.CopyFrom(base)
         edit(m.graph)
         return m.SerializeToString()
 
@@ -268,6 +270,14 @@ def broken_models(good):
         del g.initializer[:]
         g.initializer.extend(keep)
 
+    def conv_weight_rank(g):
+        del g.initializer[0].dims[-1]  # weight [3, 2, 1, 1] behind a rank-5 input
+
+    def conv_pads(g):
+        g.node[1].attribute.append(onnx.helper.make_attribute("pads", [0, 0]))
+
+    out["conv_weight_rank.onnx"] = edited(conv_weight_rank, conv3d)
+    out["conv_pads.onnx"] = edited(conv_pads, conv3d)
     out["unknown_ref.onnx"] = edited(unknown_ref)
     out["cycle.onnx"] = edited(cycle)
     out["missing_initializer.onnx"] = edited(missing_initializer)
@@ -290,7 +300,7 @@ def main():
             with open(os.path.join(out_dir, c.name + ".json"), "w") as f:
                 json.dump(c.graph_json(), f, indent=1)
                 f.write("\n")
-    for name, data in broken_models(models["conv_8a8w"]).items():
+    for name, data in broken_models(models["conv_8a8w"], models["conv3d_float"]).items():
         with open(os.path.join(out_dir, name), "wb") as f:
             f.write(data)
 
