@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "qnnrules/report/Diagnostic.h"
+#include "YamlDocuments.h"
 #include "YamlScan.h"
 #include "qnnrules/rules/RuleLoader.h"
 
@@ -127,26 +128,28 @@ class StrictYamlReader {
       }
       return std::nullopt;
     }
-    std::vector<YAML::Node> docs;
+    YAML::Node root;
+    yamldocs::DocumentCount docs;
     try {
-      docs = YAML::LoadAll(text);
+      docs = yamldocs::countDocuments(text);  // bounded: yaml-cpp 0.7's LoadAll can loop forever
+      if (docs.count == 1) root = YAML::Load(text);
     } catch (const YAML::Exception& e) {
       error(DiagCode::kYamlSyntax, mark(e.mark), "YAML syntax error: " + e.msg, "valid YAML", clip(e.msg));
       return std::nullopt;
     }
-    if (docs.size() > 1) {
-      error(DiagCode::kYamlSyntax, mark(docs[1]),
-            std::string(what) + " holds " + std::to_string(docs.size()) + " YAML documents; it must hold exactly one",
-            "one YAML document", std::to_string(docs.size()) + " documents");
+    if (docs.count > 1) {
+      error(DiagCode::kYamlSyntax, mark(docs.second),
+            std::string(what) + " holds more than one YAML document (a second begins here); it must hold exactly one",
+            "one YAML document", "more than one document");
       return std::nullopt;
     }
-    if (docs.empty() || docs[0].IsNull()) {
+    if (docs.count == 0 || root.IsNull()) {
       error(DiagCode::kMissingKey, fileMark(1, 1),
             "the file is empty; expected a mapping with keys 'version' and '" + std::string(listKey_) + "'",
             "version, " + std::string(listKey_), "an empty document");
       return std::nullopt;
     }
-    return docs[0];
+    return root;
   }
 
   // Iterates a mapping: checks that it is one, that keys are strings, unique and allowed
