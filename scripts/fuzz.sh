@@ -21,35 +21,13 @@ QNNRULES_BUILD_TARGETS="${exes[*]}" ./scripts/build.sh "$dir" -DCMAKE_CXX_COMPIL
   -DQNNRULES_BUILD_TESTS=OFF -DQNNRULES_BUILD_BENCHMARKS=OFF -DQNNRULES_BUILD_PYTHON=OFF \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1"
 
-# Seeds: every file that is an example of the target's format. The rules target reads a
-# selector byte first (0 rule file, 1 backend manifest, 2 SoC table).
-seed() {
-  local t=$1 out=$dir/seeds/$1
-  rm -rf "$out"
-  mkdir -p "$out"
-  case $t in
-    graph_json|end_to_end)
-      find examples tests/data tests/hostile/inputs -name '*.json' -size -2M -exec cp --backup=numbered -t "$out" {} + ;;
-    graph_onnx) find tests/data tests/conformance/onnx -name '*.onnx' -size -2M -exec cp --backup=numbered -t "$out" {} + ;;
-    graph_pt2) find tests/data -name '*.pt2' -size -4M -exec cp --backup=numbered -t "$out" {} + ;;
-    rules)
-      local i=0
-      for f in rules/*/ops/*.yaml tests/data/loader/*.yaml tests/data/annotate/rules/*/*.yaml; do
-        { printf '\0'; cat "$f"; } > "$out/rule$((i++))"; done
-      for f in rules/*/backend.yaml; do { printf '\1'; cat "$f"; } > "$out/manifest$((i++))"; done
-      { printf '\2'; cat rules/socs.yaml; } > "$out/socs" ;;
-    quant_config) cp rules/quant_configs.yaml "$out/" ;;
-    recipe) find tests docs examples -name '*recipe*.yaml' -exec cp --backup=numbered -t "$out" {} + 2>/dev/null || true
-            printf 'version: 1\noverrides:\n  - {target: aten.conv2d.default, config: "16a8w:per_channel"}\n' > "$out/one" ;;
-    backend_options) cp rules/backend_options.yaml "$out/" ;;
-  esac
-}
+# Seeds: every file that is an example of the target's format (tests/fuzz/seeds.sh).
+tests/fuzz/seeds.sh "$dir/seeds" "${targets[@]}"
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 QNNRULES_PATH=
 printf '%-16s %10s %12s %8s %8s %s\n' target seconds execs/s cov ft result
 failed=0
 for t in "${targets[@]}"; do
-  seed "$t"
   corpus=$dir/corpus/$t
   mkdir -p "$corpus" "$dir/artifacts/$t" "$dir/logs"
   log=$dir/logs/$t.log
