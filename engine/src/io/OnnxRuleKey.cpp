@@ -1,6 +1,6 @@
 #include "OnnxRuleKey.h"
 
-#include <onnx/defs/schema.h>
+#include "OnnxOpTypes.h"
 
 #include <algorithm>
 #include <array>
@@ -14,28 +14,8 @@ using namespace strictyaml;  // NOLINT(google-build-using-namespace): the shared
 
 constexpr std::array<std::string_view, 4> kEntryKeys = {"op", "aten", "inputs", "when"};
 constexpr std::array<std::string_view, 3> kWhenKeys = {"rank", "constant_inputs", "activation_inputs"};
-// Default-domain ops newer than the ONNX library the engine links (1.12, opset 17): known by
-// name so rules can name them; the list is the ONNX changelog's opset 18-23 additions.
-constexpr std::array<std::string_view, 20> kNewerOps = {
-    "AffineGrid", "Attention", "BitwiseAnd", "BitwiseNot", "BitwiseOr", "BitwiseXor", "CenterCropPad",
-    "Col2Im", "DeformConv", "Gelu", "GroupNormalization", "ImageDecoder", "Mish", "RMSNormalization",
-    "RegexFullMatch", "RotaryEmbedding", "StringConcat", "StringSplit", "Swish", "TensorScatter"};
 constexpr int kMaxInputs = 64;
 constexpr int kMaxRank = 8;
-
-// Every default-domain op type: the linked ONNX schemas plus the newer ones above.
-const std::vector<std::string>& knownOpTypes() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> v;
-    for (const onnx::OpSchema& s : onnx::OpSchemaRegistry::get_all_schemas())
-      if (s.domain().empty() || s.domain() == "ai.onnx") v.push_back(s.Name());
-    for (std::string_view n : kNewerOps) v.emplace_back(n);
-    std::sort(v.begin(), v.end());
-    v.erase(std::unique(v.begin(), v.end()), v.end());
-    return v;
-  }();
-  return names;
-}
 
 class OnnxKeyReader {
  public:
@@ -90,8 +70,8 @@ class OnnxKeyReader {
   void opType(const YAML::Node& v, const std::string& scope, OnnxMapping& m) {
     auto s = r_.str(v, "the op type of " + scope);
     if (!s) return;
-    const std::vector<std::string>& known = knownOpTypes();
-    if (!std::binary_search(known.begin(), known.end(), *s)) {
+    const std::span<const std::string_view> known = onnxDefaultDomainOpTypes();
+    if (!std::binary_search(known.begin(), known.end(), std::string_view(*s))) {
       std::vector<std::string_view> names(known.begin(), known.end());
       r_.error(DiagCode::kUnknownEnumValue, r_.mark(v), "unknown ONNX op type '" + clip(*s) + "' in " + scope,
                "an op type of the ONNX default domain (case matters)", clip(*s), suggest(*s, names));

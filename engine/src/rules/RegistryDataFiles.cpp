@@ -4,6 +4,8 @@
 
 #include "qnnrules/rules/RuleRegistry.h"
 
+#include "RuleCache.h"
+
 namespace qnnrules {
 namespace fs = std::filesystem;
 
@@ -14,23 +16,38 @@ bool isFile(const fs::path& p) {
   return fs::is_regular_file(p, ec);
 }
 
+// The cache's copy when it has a current one; else a fresh load, stored when it succeeded.
+template <typename Load, typename Fresh, typename Store>
+std::unique_ptr<Load> cachedOrFresh(std::optional<Load> cached, Fresh&& fresh, Store&& store) {
+  if (cached) return std::make_unique<Load>(std::move(*cached));
+  auto load = std::make_unique<Load>(fresh());
+  if (load->status.isOk()) store(*load);
+  return load;
+}
+
 }  // namespace
 
 const RuleRegistry::SocLoad& RuleRegistry::socs() {
   std::lock_guard<std::recursive_mutex> lock(mu_);
-  if (!socs_) socs_ = std::make_unique<SocLoad>(loadSocs());
+  if (!socs_)
+    socs_ = cachedOrFresh(cache_->readSocs(), [&] { return loadSocs(); },
+                          [&](const SocLoad& l) { cache_->writeSocs(l); });
   return *socs_;
 }
 
 const RuleRegistry::QuantConfigLoad& RuleRegistry::quantConfigs() {
   std::lock_guard<std::recursive_mutex> lock(mu_);
-  if (!quantConfigs_) quantConfigs_ = std::make_unique<QuantConfigLoad>(loadQuantConfigs());
+  if (!quantConfigs_)
+    quantConfigs_ = cachedOrFresh(cache_->readQuantConfigs(), [&] { return loadQuantConfigs(); },
+                                  [&](const QuantConfigLoad& l) { cache_->writeQuantConfigs(l); });
   return *quantConfigs_;
 }
 
 const RuleRegistry::BackendOptionsLoad& RuleRegistry::backendOptions() {
   std::lock_guard<std::recursive_mutex> lock(mu_);
-  if (!backendOptions_) backendOptions_ = std::make_unique<BackendOptionsLoad>(loadBackendOptions());
+  if (!backendOptions_)
+    backendOptions_ = cachedOrFresh(cache_->readBackendOptions(), [&] { return loadBackendOptions(); },
+                                    [&](const BackendOptionsLoad& l) { cache_->writeBackendOptions(l); });
   return *backendOptions_;
 }
 

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <unordered_map>
 
+#include "RuleCache.h"
 #include "StrictYaml.h"
 
 namespace qnnrules {
@@ -76,6 +77,13 @@ bool isUnder(const fs::path& file, const fs::path& dir) {
 
 }  // namespace
 
+fs::path runningObjectFile() { return runningObject(); }
+
+bool runningFromBuildTree() {
+  const fs::path self = runningObject();
+  return !self.empty() && isUnder(self, QNNRULES_BUILD_DIR);
+}
+
 fs::path findBuiltinRulesDir() {
   if (const char* env = std::getenv("QNNRULES_BUILTIN_RULES"); env && *env) return env;
   const fs::path self = runningObject();
@@ -108,7 +116,10 @@ RuleRegistry::RuleRegistry(RegistryOptions options) : options_(std::move(options
     }
   }
   for (const fs::path& p : options_.overlayDirs) searchPath_.push_back(p);
+  cache_ = std::make_unique<RuleCache>(options_, searchPath_);
 }
+
+RuleRegistry::~RuleRegistry() = default;
 
 std::vector<std::string> RuleRegistry::availableBackends() const {
   std::vector<std::string> names;
@@ -134,9 +145,16 @@ const BackendLoad& RuleRegistry::backendLocked(const std::string& name, std::vec
   auto it = backends_.find(name);
   if (it == backends_.end()) {
     spdlog::debug("loading rules for backend '{}'", name);
-    chain.push_back(name);
-    auto load = std::make_unique<BackendLoad>(loadBackend(name, chain));
-    chain.pop_back();
+    std::optional<BackendLoad> cached = cache_->readBackend(name);
+    std::unique_ptr<BackendLoad> load;
+    if (cached) {
+      load = std::make_unique<BackendLoad>(std::move(*cached));
+    } else {
+      chain.push_back(name);
+      load = std::make_unique<BackendLoad>(loadBackend(name, chain));
+      chain.pop_back();
+      if (load->status.isOk()) cache_->writeBackend(name, *load);
+    }
     it = backends_.emplace(name, std::move(load)).first;
   }
   return *it->second;

@@ -59,6 +59,7 @@ class QuantConfigTable {
   // Per-channel weight axis of an ATen target when its rule does not say (default 0).
   int weightAxis(std::string_view target) const;
   void setWeightAxis(std::string target, int axis) { axes_[std::move(target)] = axis; }
+  const std::unordered_map<std::string, int>& weightAxes() const { return axes_; }  // (the rule cache)
   std::string names() const;  // "8a8w, 8a4w, ..." for messages
 
  private:

@@ -44,6 +44,13 @@ struct RegistryOptions {
   std::vector<std::filesystem::path> overlayDirs;   // searched after QNNRULES_PATH
   bool useEnvironment = true;                       // read QNNRULES_PATH
   LoadLimits limits;
+  // The compiled rule cache (RuleCache.h): loads that succeeded are stored in binary form,
+  // keyed by a digest of the search path's files, and read back instead of the YAML while
+  // those files are unchanged. Off when false or when the environment has QNNRULES_CACHE=0.
+  bool useCache = true;
+  // Where cache files go; empty: $QNNRULES_CACHE_DIR, else <build dir>/rule-cache for a
+  // binary of the build tree, else $XDG_CACHE_HOME/qnnrules, else ~/.cache/qnnrules.
+  std::filesystem::path cacheDir;
 };
 
 // The built-in rules: $QNNRULES_BUILTIN_RULES if set; else the rules installed next to the
@@ -61,9 +68,12 @@ struct BackendLoad {
   DiagnosticList errors;                 // every rule-file error found
 };
 
+class RuleCache;
+
 class RuleRegistry {
  public:
   explicit RuleRegistry(RegistryOptions options = {});
+  ~RuleRegistry();
 
   // The directories searched, in order (built-in first). Missing overlay directories are
   // an error reported by backend()/socs().
@@ -116,6 +126,7 @@ class RuleRegistry {
   std::unique_ptr<SocLoad> socs_;                                 // guarded by mu_
   std::unique_ptr<QuantConfigLoad> quantConfigs_;                 // guarded by mu_
   std::unique_ptr<BackendOptionsLoad> backendOptions_;            // guarded by mu_
+  std::unique_ptr<RuleCache> cache_;                              // guarded by mu_
 };
 
 }  // namespace qnnrules

@@ -1,0 +1,56 @@
+#include "OnnxOpTypes.h"
+
+#include <algorithm>
+#include <array>
+
+namespace qnnrules {
+namespace {
+
+// ONNX 1.12's default-domain schemas (OpSchemaRegistry::get_all_schemas, domain "" or "ai.onnx").
+constexpr std::array<std::string_view, 178> kLinked = {
+    "Abs", "Acos", "Acosh", "Add", "And", "ArgMax", "ArgMin", "Asin", "Asinh", "Atan", "Atanh", "AveragePool",
+    "BatchNormalization", "Bernoulli", "BitShift", "BlackmanWindow", "Cast", "CastLike", "Ceil", "Celu", "Clip",
+    "Compress", "Concat", "ConcatFromSequence", "Constant", "ConstantOfShape", "Conv", "ConvInteger",
+    "ConvTranspose", "Cos", "Cosh", "CumSum", "DFT", "DepthToSpace", "DequantizeLinear", "Det", "Div",
+    "Dropout", "DynamicQuantizeLinear", "Einsum", "Elu", "Equal", "Erf", "Exp", "Expand", "EyeLike", "Flatten",
+    "Floor", "GRU", "Gather", "GatherElements", "GatherND", "Gemm", "GlobalAveragePool", "GlobalLpPool",
+    "GlobalMaxPool", "Greater", "GreaterOrEqual", "GridSample", "HammingWindow", "HannWindow", "HardSigmoid",
+    "HardSwish", "Hardmax", "Identity", "If", "InstanceNormalization", "IsInf", "IsNaN", "LRN", "LSTM",
+    "LayerNormalization", "LeakyRelu", "Less", "LessOrEqual", "Log", "LogSoftmax", "Loop", "LpNormalization",
+    "LpPool", "MatMul", "MatMulInteger", "Max", "MaxPool", "MaxRoiPool", "MaxUnpool", "Mean",
+    "MeanVarianceNormalization", "MelWeightMatrix", "Min", "Mod", "Mul", "Multinomial", "Neg",
+    "NegativeLogLikelihoodLoss", "NonMaxSuppression", "NonZero", "Not", "OneHot", "Optional",
+    "OptionalGetElement", "OptionalHasElement", "Or", "PRelu", "Pad", "Pow", "QLinearConv", "QLinearMatMul",
+    "QuantizeLinear", "RNN", "RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike", "Range",
+    "Reciprocal", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax", "ReduceMean",
+    "ReduceMin", "ReduceProd", "ReduceSum", "ReduceSumSquare", "Relu", "Reshape", "Resize", "ReverseSequence",
+    "RoiAlign", "Round", "STFT", "Scan", "Scatter", "ScatterElements", "ScatterND", "Selu", "SequenceAt",
+    "SequenceConstruct", "SequenceEmpty", "SequenceErase", "SequenceInsert", "SequenceLength", "SequenceMap",
+    "Shape", "Shrink", "Sigmoid", "Sign", "Sin", "Sinh", "Size", "Slice", "Softmax", "SoftmaxCrossEntropyLoss",
+    "Softplus", "Softsign", "SpaceToDepth", "Split", "SplitToSequence", "Sqrt", "Squeeze", "StringNormalizer",
+    "Sub", "Sum", "Tan", "Tanh", "TfIdfVectorizer", "ThresholdedRelu", "Tile", "TopK", "Transpose", "Trilu",
+    "Unique", "Unsqueeze", "Upsample", "Where", "Xor",
+};
+
+// Default-domain ops of opsets 18-23, newer than the linked library: known by name so rules can
+// name them.
+constexpr std::array<std::string_view, 20> kNewer = {
+    "AffineGrid", "Attention", "BitwiseAnd", "BitwiseNot", "BitwiseOr", "BitwiseXor", "CenterCropPad",
+    "Col2Im", "DeformConv", "Gelu", "GroupNormalization", "ImageDecoder", "Mish", "RMSNormalization",
+    "RegexFullMatch", "RotaryEmbedding", "StringConcat", "StringSplit", "Swish", "TensorScatter"};
+
+constexpr auto kAll = [] {
+  std::array<std::string_view, kLinked.size() + kNewer.size()> all{};
+  std::copy(kLinked.begin(), kLinked.end(), all.begin());
+  std::copy(kNewer.begin(), kNewer.end(), all.begin() + kLinked.size());
+  std::sort(all.begin(), all.end());
+  return all;
+}();
+static_assert(std::adjacent_find(kAll.begin(), kAll.end()) == kAll.end(), "an op type is listed twice");
+
+}  // namespace
+
+std::span<const std::string_view> onnxDefaultDomainOpTypes() { return kAll; }
+std::span<const std::string_view> onnxOpTypesNewerThanLinked() { return kNewer; }
+
+}  // namespace qnnrules

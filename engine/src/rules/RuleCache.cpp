@@ -1,0 +1,269 @@
+#include "RuleCache.h"
+
+#include <unistd.h>
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string_view>
+#include <thread>
+
+#include "CacheArchive.h"
+#include "RuleCacheFields.h"
+
+namespace qnnrules {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Bump when a stored type or the layout changes: files of another version are ignored.
+constexpr uint32_t kFormatVersion = 1;
+constexpr char kMagic[8] = {'Q', 'N', 'N', 'R', 'C', 'A', 'C', 'H'};
+// magic, format version, digest, payload checksum, payload size.
+constexpr size_t kHeaderBytes = sizeof kMagic + 4 + 8 + 8 + 8;
+
+uint64_t hashBytes(std::string_view bytes) { return std::hash<std::string_view>{}(bytes); }
+
+std::string hex(uint64_t v) { return fmt::format("{:016x}", v); }
+
+bool readWholeFile(const fs::path& file, std::string& out) {
+  std::FILE* f = std::fopen(file.c_str(), "rb");
+  if (!f) return false;
+  out.clear();
+  char buf[1 << 16];
+  size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+  const bool ok = !std::ferror(f);
+  std::fclose(f);
+  return ok;
+}
+
+bool isYaml(const fs::path& p) { return p.extension() == ".yaml" || p.extension() == ".yml"; }
+
+void putU32(std::string& s, uint32_t v) { s.append(reinterpret_cast<const char*>(&v), sizeof v); }
+void putU64(std::string& s, uint64_t v) { s.append(reinterpret_cast<const char*>(&v), sizeof v); }
+uint64_t getU64(std::string_view s, size_t at) {
+  uint64_t v = 0;
+  std::memcpy(&v, s.data() + at, sizeof v);
+  return v;
+}
+
+}  // namespace
+
+fs::path ruleCacheDir(const RegistryOptions& options) {
+  if (!options.useCache) return {};
+  if (const char* off = std::getenv("QNNRULES_CACHE"); off && std::string_view(off) == "0") return {};
+  if (!options.cacheDir.empty()) return options.cacheDir;
+  if (const char* env = std::getenv("QNNRULES_CACHE_DIR"); env && *env) return env;
+  // The build tree's tools and tests keep their cache in the build tree, never the user's home.
+  if (runningFromBuildTree()) return fs::path(QNNRULES_BUILD_DIR) / "rule-cache";
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "qnnrules";
+  if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".cache" / "qnnrules";
+  return {};
+}
+
+RuleCache::RuleCache(const RegistryOptions& options, const std::vector<fs::path>& searchPath)
+    : dir_(ruleCacheDir(options)), searchPath_(searchPath), limits_(options.limits) {
+  if (dir_.empty()) return;
+  std::error_code ec;
+  identity_ = fs::current_path(ec).string();
+  for (const fs::path& d : searchPath_) identity_ += '\n' + fs::absolute(d, ec).lexically_normal().string();
+}
+
+uint64_t RuleCache::digest() {
+  if (digest_) return *digest_;
+  std::string key = fmt::format("qnnrules {} cache {} limits {} {}\n{}\n", QNNRULES_VERSION, kFormatVersion,
+                                limits_.maxFileBytes, limits_.maxDepth, identity_);
+  std::error_code ec;
+  const fs::path self = runningObjectFile();
+  if (!self.empty()) {
+    const auto size = fs::file_size(self, ec);
+    const auto mtime = fs::last_write_time(self, ec).time_since_epoch().count();
+    key += fmt::format("engine {} {} {}\n", self.string(), ec ? 0 : size, ec ? 0 : mtime);
+  }
+  std::string content;
+  for (const fs::path& dir : searchPath_) {
+    key += "dir ";
+    key += dir.string();
+    key += '\n';
+    std::vector<fs::path> entries;
+    for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+         !ec && it != end; it.increment(ec))
+      if (it->is_directory(ec) || (isYaml(it->path()) && it->is_regular_file(ec))) entries.push_back(it->path());
+    std::sort(entries.begin(), entries.end());
+    for (const fs::path& e : entries) {
+      key += e.lexically_relative(dir).generic_string();
+      if (isYaml(e) && readWholeFile(e, content))
+        key += fmt::format(" {} {}", content.size(), hex(hashBytes(content)));
+      key += '\n';
+    }
+  }
+  digest_ = hashBytes(key);
+  return *digest_;
+}
+
+fs::path RuleCache::fileFor(const std::string& slot) const {
+  return dir_ / (slot + "-" + hex(hashBytes(identity_)) + ".bin");
+}
+
+std::optional<std::string> RuleCache::readPayload(const std::string& slot) {
+  if (!enabled()) return std::nullopt;
+  const fs::path file = fileFor(slot);
+  std::string bytes;
+  if (!readWholeFile(file, bytes)) return std::nullopt;
+  uint32_t version = 0;
+  if (bytes.size() >= kHeaderBytes) std::memcpy(&version, bytes.data() + sizeof kMagic, sizeof version);
+  const bool valid = bytes.size() >= kHeaderBytes && std::memcmp(bytes.data(), kMagic, sizeof kMagic) == 0 &&
+                     version == kFormatVersion && getU64(bytes, 12) == digest() &&
+                     getU64(bytes, 28) == bytes.size() - kHeaderBytes &&
+                     getU64(bytes, 20) == hashBytes(std::string_view(bytes).substr(kHeaderBytes));
+  if (!valid) {
+    spdlog::debug("rule cache {}: stale or not a cache file, rebuilding", file.string());
+    return std::nullopt;
+  }
+  spdlog::debug("rule cache {}: hit", file.string());
+  return bytes.substr(kHeaderBytes);
+}
+
+void RuleCache::writePayload(const std::string& slot, const std::string& payload) {
+  if (!enabled()) return;
+  std::string bytes(kMagic, sizeof kMagic);
+  putU32(bytes, kFormatVersion);
+  putU64(bytes, digest());
+  putU64(bytes, hashBytes(payload));
+  putU64(bytes, payload.size());
+  bytes += payload;
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  // A name no other writer uses: the process, the thread, and a counter within the thread.
+  static std::atomic<uint64_t> counter{0};
+  const fs::path file = fileFor(slot);
+  const fs::path temp = dir_ / fmt::format(".{}.{}.{}.{}.tmp", file.filename().string(), ::getpid(),
+                                           std::hash<std::thread::id>{}(std::this_thread::get_id()), counter++);
+  std::FILE* f = std::fopen(temp.c_str(), "wb");
+  if (!f) {
+    spdlog::debug("rule cache: cannot write in {}; running without it", dir_.string());
+    return;
+  }
+  const bool written = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+  if (std::fclose(f) != 0 || !written) {
+    fs::remove(temp, ec);
+    return;
+  }
+  fs::rename(temp, file, ec);
+  if (ec) fs::remove(temp, ec);
+}
+
+namespace {
+
+// Decodes with `read(reader)` and checks that it consumed exactly the payload.
+template <typename T, typename F>
+std::optional<T> decode(const std::optional<std::string>& payload, F&& read) {
+  if (!payload) return std::nullopt;
+  rulecache::Reader r(*payload);
+  T out = read(r);
+  if (!r.ok() || !r.atEnd()) return std::nullopt;
+  return out;
+}
+
+}  // namespace
+
+std::optional<BackendLoad> RuleCache::readBackend(const std::string& name) {
+  return decode<BackendLoad>(readPayload("backend-" + name), [&](rulecache::Reader& r) {
+    BackendLoad load;
+    std::optional<BackendManifest> manifest;
+    std::vector<Rule> rules;
+    r(manifest), r(rules);
+    if (!r.ok()) return load;
+    if (manifest) load.manifest = std::make_shared<const BackendManifest>(std::move(*manifest));
+    load.rules = std::make_shared<const RuleSet>(name, std::move(rules), load.manifest);
+    return load;
+  });
+}
+
+void RuleCache::writeBackend(const std::string& name, const BackendLoad& load) {
+  if (!enabled() || !load.rules || !load.errors.empty()) return;
+  rulecache::Writer w;
+  std::optional<BackendManifest> manifest;
+  if (load.manifest) manifest = *load.manifest;
+  w(manifest), w(load.rules->rules());
+  writePayload("backend-" + name, w.finish());
+}
+
+std::optional<RuleRegistry::SocLoad> RuleCache::readSocs() {
+  return decode<RuleRegistry::SocLoad>(readPayload("socs"), [](rulecache::Reader& r) {
+    std::vector<SocInfo> socs;
+    r(socs);
+    auto table = std::make_shared<SocTable>();
+    for (SocInfo& s : socs) table->add(std::move(s));
+    RuleRegistry::SocLoad load;
+    load.table = std::move(table);
+    return load;
+  });
+}
+
+void RuleCache::writeSocs(const RuleRegistry::SocLoad& load) {
+  if (!enabled() || !load.table || !load.errors.empty()) return;
+  rulecache::Writer w;
+  w(load.table->all());
+  writePayload("socs", w.finish());
+}
+
+std::optional<RuleRegistry::QuantConfigLoad> RuleCache::readQuantConfigs() {
+  return decode<RuleRegistry::QuantConfigLoad>(readPayload("quant_configs"), [](rulecache::Reader& r) {
+    std::string file;
+    std::vector<QuantConfig> configs;
+    r(file), r(configs);
+    auto table = std::make_shared<QuantConfigTable>();
+    for (QuantConfig& c : configs) table->add(std::move(c));
+    for (uint64_t i = 0, n = r.count(); i < n && r.ok(); ++i) {
+      std::string target;
+      int axis = 0;
+      r(target), r(axis);
+      table->setWeightAxis(std::move(target), axis);
+    }
+    RuleRegistry::QuantConfigLoad load;
+    load.file = file;
+    load.table = std::move(table);
+    return load;
+  });
+}
+
+void RuleCache::writeQuantConfigs(const RuleRegistry::QuantConfigLoad& load) {
+  if (!enabled() || !load.table || !load.errors.empty()) return;
+  rulecache::Writer w;
+  w(load.file.string()), w(load.table->all());
+  w(load.table->weightAxes().size());
+  for (const auto& [target, axis] : load.table->weightAxes()) w(target), w(axis);
+  writePayload("quant_configs", w.finish());
+}
+
+std::optional<RuleRegistry::BackendOptionsLoad> RuleCache::readBackendOptions() {
+  return decode<RuleRegistry::BackendOptionsLoad>(readPayload("backend_options"), [](rulecache::Reader& r) {
+    auto table = std::make_shared<BackendOptionTable>();
+    for (uint64_t i = 0, n = r.count(); i < n && r.ok(); ++i) {
+      std::string backend;
+      std::vector<OptionSpec> specs;
+      r(backend), r(specs);
+      for (OptionSpec& s : specs) table->put(backend, std::move(s));
+    }
+    RuleRegistry::BackendOptionsLoad load;
+    load.table = std::move(table);
+    return load;
+  });
+}
+
+void RuleCache::writeBackendOptions(const RuleRegistry::BackendOptionsLoad& load) {
+  if (!enabled() || !load.table || !load.errors.empty()) return;
+  rulecache::Writer w;
+  w(load.table->all().size());
+  for (const auto& [backend, specs] : load.table->all()) w(backend), w(specs);
+  writePayload("backend_options", w.finish());
+}
+
+}  // namespace qnnrules
