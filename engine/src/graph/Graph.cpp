@@ -62,11 +62,12 @@ const Argument* edgeArgument(const Graph& graph, const SharedRef& ref) {
   return found.element == SharedRef::kWhole ? &a : &a.list[found.element];
 }
 
+// The index keeps only (hash, index) pairs, so a name is inserted before the string it names
+// is stored; the lookup callback is only asked about names already stored.
 uint32_t Graph::internTarget(std::string_view target) {
-  if (auto it = targetIndex_.find(target); it != targetIndex_.end()) return it->second;
-  auto id = static_cast<uint32_t>(targets_.size());
-  targets_.emplace_back(target);
-  targetIndex_.emplace(targets_.back(), id);
+  const auto next = static_cast<uint32_t>(targets_.size());
+  const uint32_t id = targetIndex_.insert(target, next, [&](uint32_t i) { return targetName(i); });
+  if (id == next) targets_.emplace_back(target);
   return id;
 }
 
@@ -77,37 +78,36 @@ void Graph::reserve(size_t nodes) {
 
 StatusOr<uint32_t> Graph::addNode(Node node) {
   auto index = static_cast<uint32_t>(nodes_.size());
-  auto [it, inserted] = nodeIndex_.try_emplace(node.name, index);
-  if (!inserted)
+  if (nodeIndex_.insert(node.name, index, [&](uint32_t i) { return nodeName(i); }) != index)
     return Status(StatusCode::kSchemaError, "duplicate node name '" + node.name + "'", node.name);
   nodes_.push_back(std::move(node));
   return index;
 }
 
 std::optional<uint32_t> Graph::findNode(std::string_view name) const {
-  auto it = nodeIndex_.find(name);
-  if (it == nodeIndex_.end()) return std::nullopt;
-  return it->second;
+  return nodeIndex_.find(name, [&](uint32_t i) { return nodeName(i); });
 }
 
 Status Graph::verify() const {
-  auto checkShared = [&](const QuantSpec& spec, const std::string& where) -> Status {
+  // `whereOf()` names the port; called only when there is an error to report, so that a valid
+  // graph costs no string per annotated port.
+  auto checkShared = [&](const QuantSpec& spec, auto&& whereOf) -> Status {
     if (!spec.sharedWith) return Status::ok();
     const SharedRef& r = *spec.sharedWith;
     if (r.node >= nodes_.size())
-      return Status(StatusCode::kSchemaError, where + ": shared_with names a node that does not exist");
+      return Status(StatusCode::kSchemaError, whereOf() + ": shared_with names a node that does not exist");
     if (r.kind == SharedRef::Kind::kNodeOutput) {
       if (r.output >= nodes_[r.node].outputs.size())
         return Status(StatusCode::kSchemaError,
-                      where + ": shared_with names " + refText(*this, r.node, r.output) + ", which does not exist",
+                      whereOf() + ": shared_with names " + refText(*this, r.node, r.output) + ", which does not exist",
                       nodes_[r.node].name);
       return Status::ok();
     }
     if (r.consumer >= nodes_.size())
-      return Status(StatusCode::kSchemaError, where + ": shared_with edge names a consumer that does not exist");
+      return Status(StatusCode::kSchemaError, whereOf() + ": shared_with edge names a consumer that does not exist");
     if (!edgeArgument(*this, r))
       return Status(StatusCode::kSchemaError,
-                    where + ": shared_with edge ['" + nodes_[r.node].name + "', '" + nodes_[r.consumer].name +
+                    whereOf() + ": shared_with edge ['" + nodes_[r.node].name + "', '" + nodes_[r.consumer].name +
                         "'] is not an edge of the graph: '" + nodes_[r.consumer].name + "' does not use '" +
                         nodes_[r.node].name + "'",
                     nodes_[r.consumer].name);
@@ -141,14 +141,15 @@ Status Graph::verify() const {
                     n.name);
         return;
       }
-      if (a.qspec) st = checkShared(*a.qspec, "node '" + n.name + "' input edge from '" + nodes_[a.tensor.node].name + "'");
+      if (a.qspec)
+        st = checkShared(*a.qspec, [&] { return "node '" + n.name + "' input edge from '" + nodes_[a.tensor.node].name + "'"; });
     };
     for (const Argument& a : n.args) checkArg(a, checkArg);
     for (const auto& [key, a] : n.kwargs) checkArg(a, checkArg);
     if (!st.isOk()) return st;
     for (size_t o = 0; o < n.outputs.size(); ++o)
       if (n.outputs[o].qspec) {
-        Status s = checkShared(*n.outputs[o].qspec, "node '" + n.name + "' output " + std::to_string(o));
+        Status s = checkShared(*n.outputs[o].qspec, [&] { return "node '" + n.name + "' output " + std::to_string(o); });
         if (!s.isOk()) return s;
       }
   }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <memory>
 
 #include "GraphParseError.h"
 #include "GraphSchemaReader.h"
@@ -41,9 +42,19 @@ void readDocument(const V& root, const std::string& displayName, GraphReadResult
   }
 }
 
+// A file's bytes with simdjson::SIMDJSON_PADDING readable bytes after them, allocated without
+// being initialised first (the read writes every byte; the padding is set once).
+struct PaddedText {
+  std::unique_ptr<char[]> bytes;
+  size_t length = 0;
+  std::string_view view() const { return {bytes.get(), length}; }
+};
+
 // `text` must have simdjson::SIMDJSON_PADDING readable bytes after its end when `padded`.
+// When `owner` holds the text, it is released as soon as the DOM is built: the schema walk
+// reads the DOM only, so the file's bytes need not stay resident next to the Graph.
 GraphReadResult readText(std::string_view text, bool padded, const std::string& displayName,
-                         const GraphReadOptions& options) {
+                         const GraphReadOptions& options, PaddedText* owner = nullptr) {
   GraphReadResult r;
   if (text.size() > options.maxFileBytes) {
     r.status = Status(StatusCode::kLimitExceeded,
@@ -72,11 +83,15 @@ GraphReadResult readText(std::string_view text, bool padded, const std::string& 
     readDocument(jsonview::Nlohmann(root), displayName, r);
     return r;
   }
-  simdjson::dom::parser parser;
+  // The document lives apart from the parser so that the parser's structural index (4 bytes
+  // per JSON token) is freed with it before the walk, as is the text itself.
+  simdjson::dom::document document;
   simdjson::dom::element root;
-  simdjson::error_code err =
-      padded ? parser.parse(text.data(), text.size(), /*realloc_if_needed=*/false).get(root)
-             : parser.parse(text.data(), text.size(), /*realloc_if_needed=*/true).get(root);
+  simdjson::error_code err;
+  {
+    simdjson::dom::parser parser;
+    err = parser.parse_into_document(document, text.data(), text.size(), /*realloc_if_needed=*/!padded).get(root);
+  }
   if (err != simdjson::SUCCESS) {
     if (err == simdjson::MEMALLOC || err == simdjson::CAPACITY)
       r.status = Status(StatusCode::kLimitExceeded, displayName + ": " + simdjson::error_message(err), displayName);
@@ -84,6 +99,7 @@ GraphReadResult readText(std::string_view text, bool padded, const std::string& 
       r.status = malformedJson(text, displayName, simdjson::error_message(err));
     return r;
   }
+  if (owner) *owner = PaddedText();
   readDocument(jsonview::Simdjson(root), displayName, r);
   return r;
 }
@@ -150,29 +166,29 @@ GraphReadResult readGraphFile(const std::filesystem::path& path, const GraphRead
   }
   // One read into a buffer with simdjson's padding after the text, so the parser needs no
   // copy. The size is the one stat reported; a file that shrank meanwhile reads shorter.
-  std::string text;
-  size_t length = 0;
+  PaddedText text;
   if (!ec) {
-    text.resize(static_cast<size_t>(size) + simdjson::SIMDJSON_PADDING, ' ');
-    in.read(text.data(), static_cast<std::streamsize>(size));
-    length = static_cast<size_t>(in.gcount());
+    text.bytes.reset(new char[static_cast<size_t>(size) + simdjson::SIMDJSON_PADDING]);
+    in.read(text.bytes.get(), static_cast<std::streamsize>(size));
+    text.length = static_cast<size_t>(in.gcount());
     if (in.eof()) in.clear(in.rdstate() & ~(std::ios::eofbit | std::ios::failbit));
   } else {
-    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    length = text.size();
-    text.append(simdjson::SIMDJSON_PADDING, ' ');
+    std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    text.bytes.reset(new char[all.size() + simdjson::SIMDJSON_PADDING]);
+    std::copy(all.begin(), all.end(), text.bytes.get());
+    text.length = all.size();
   }
-  std::fill(text.begin() + static_cast<std::ptrdiff_t>(length), text.end(), ' ');
+  std::fill_n(text.bytes.get() + text.length, simdjson::SIMDJSON_PADDING, ' ');
   if (in.bad()) {
     r.status = Status(StatusCode::kIoError, name + ": read error", name);
     return r;
   }
-  if (length == 0) {
+  if (text.length == 0) {
     r.status = Status(StatusCode::kParseError, name + ": the file is empty (expected a JSON graph)", name);
     return r;
   }
-  if (std::optional<GraphReadResult> onnx = readIfOnnx(std::string_view(text.data(), length), name)) return std::move(*onnx);
-  return readText(std::string_view(text.data(), length), /*padded=*/true, name, options);
+  if (std::optional<GraphReadResult> onnx = readIfOnnx(text.view(), name)) return std::move(*onnx);
+  return readText(text.view(), /*padded=*/true, name, options, &text);
 }
 
 }  // namespace qnnrules

@@ -14,11 +14,11 @@ std::optional<TensorStats> Reader<V>::readStats(const V& st) {
     wrongType("a statistics object {min, max, axis?, blocks?}", st);
     return std::nullopt;
   }
-  checkKeys(st, {"min", "max", "axis", "blocks"});
+  const Fields statFields = fields(st, {"min", "max", "axis", "blocks"});
   TensorStats t;
   size_t errorsBefore = out_.errors.size();
   auto numbers = [&](const char* key, std::vector<double>& out) {
-    std::optional<V> v = find(st, key);
+    std::optional<V> v = statFields.get(key);
     if (!v) {
       missing(key, "the observed range");
       return;
@@ -31,11 +31,11 @@ std::optional<TensorStats> Reader<V>::readStats(const V& st) {
   };
   numbers("min", t.min);
   numbers("max", t.max);
-  if (std::optional<V> v = find(st, "axis")) {
+  if (std::optional<V> v = statFields.get("axis")) {
     PathScope s(path_, "axis");
     if (auto a = integer<int32_t>(*v, 0, 64, "a channel axis")) t.axis = *a;
   }
-  if (std::optional<V> v = find(st, "blocks")) {
+  if (std::optional<V> v = statFields.get("blocks")) {
     PathScope s(path_, "blocks");
     if (auto b = integer<int64_t>(*v, 1, INT32_MAX, "a block count (>= 1)")) t.blocks = *b;
   }
@@ -54,20 +54,20 @@ std::optional<QuantSpec> Reader<V>::readQSpec(const V& q) {
   }
   QuantSpec spec;
   if (std::optional<V> sw = find(q, "shared_with")) {
-    checkKeys(q, {"shared_with"});
+    fields(q, {"shared_with"});
     PathScope s(path_, "shared_with");
     if (sw->kind() != Kind::kObject) {
       wrongType("{\"node\": name} or {\"edge\": [producer, consumer]}", *sw);
       return std::nullopt;
     }
-    checkKeys(*sw, {"node", "output", "edge"});
+    const Fields sharedFields = fields(*sw, {"node", "output", "edge"});
     PendingShared p;
     p.node = self_;
     p.section = section_;
     p.where = where_;
     p.pointer = path_.parts();
-    std::optional<V> node = find(*sw, "node");
-    std::optional<V> edge = find(*sw, "edge");
+    std::optional<V> node = sharedFields.get("node");
+    std::optional<V> edge = sharedFields.get("edge");
     if (node.has_value() == edge.has_value()) {
       error("shared_with needs exactly one of 'node' and 'edge'", "{\"node\": name} or {\"edge\": [producer, consumer]}",
             sw->dump());
@@ -78,7 +78,7 @@ std::optional<QuantSpec> Reader<V>::readQSpec(const V& q) {
       auto n = string(*node, "a node name");
       if (!n) return std::nullopt;
       p.producer = std::move(*n);
-      if (std::optional<V> output = find(*sw, "output")) {
+      if (std::optional<V> output = sharedFields.get("output")) {
         PathScope os(path_, "output");
         auto o = integer<uint32_t>(*output, 0, UINT32_MAX - 1, "an output index");
         if (!o) return std::nullopt;
@@ -102,9 +102,9 @@ std::optional<QuantSpec> Reader<V>::readQSpec(const V& q) {
     pending_.push_back(std::move(p));
     return spec;
   }
-  checkKeys(q, {"dtype", "quant_min", "quant_max", "qscheme", "ch_axis", "block_size", "scale", "zero_point"});
+  const Fields specFields = fields(q, {"dtype", "quant_min", "quant_max", "qscheme", "ch_axis", "block_size", "scale", "zero_point"});
   size_t errorsBefore = out_.errors.size();
-  if (std::optional<V> dt = find(q, "dtype")) {
+  if (std::optional<V> dt = specFields.get("dtype")) {
     PathScope s(path_, "dtype");
     auto t = dt->kind() == Kind::kString ? parseScalarType(dt->str()) : std::nullopt;
     if (!t) error("unknown quantization dtype", "uint8, int8, uint16, int16, int32, float16, ...", dt->dump());
@@ -113,11 +113,11 @@ std::optional<QuantSpec> Reader<V>::readQSpec(const V& q) {
     missing("dtype", "the storage dtype, e.g. \"uint8\"");
   }
   constexpr int64_t kLo = INT32_MIN, kHi = static_cast<int64_t>(UINT32_MAX);
-  if (std::optional<V> v = find(q, "quant_min")) {
+  if (std::optional<V> v = specFields.get("quant_min")) {
     PathScope s(path_, "quant_min");
     spec.quantMin = integer<int64_t>(*v, kLo, kHi, "an integer");
   }
-  if (std::optional<V> v = find(q, "quant_max")) {
+  if (std::optional<V> v = specFields.get("quant_max")) {
     PathScope s(path_, "quant_max");
     spec.quantMax = integer<int64_t>(*v, kLo, kHi, "an integer");
   }
@@ -126,7 +126,7 @@ std::optional<QuantSpec> Reader<V>::readQSpec(const V& q) {
     error("quant_max must be greater than quant_min", "quant_max > " + std::to_string(*spec.quantMin),
           std::to_string(*spec.quantMax));
   }
-  if (std::optional<V> v = find(q, "qscheme")) {
+  if (std::optional<V> v = specFields.get("qscheme")) {
     PathScope s(path_, "qscheme");
     auto qs = v->kind() == Kind::kString ? parseQScheme(v->str()) : std::nullopt;
     if (!qs)
@@ -134,11 +134,11 @@ std::optional<QuantSpec> Reader<V>::readQSpec(const V& q) {
             v->dump());
     else spec.qscheme = *qs;
   }
-  if (std::optional<V> v = find(q, "ch_axis")) {
+  if (std::optional<V> v = specFields.get("ch_axis")) {
     PathScope s(path_, "ch_axis");
     spec.chAxis = integer<int32_t>(*v, -64, 64, "an axis");
   }
-  if (std::optional<V> v = find(q, "block_size")) {
+  if (std::optional<V> v = specFields.get("block_size")) {
     PathScope s(path_, "block_size");
     if (v->kind() != Kind::kArray || v->size() == 0) {
       wrongType("a non-empty list of block sizes", *v);
@@ -149,7 +149,7 @@ std::optional<QuantSpec> Reader<V>::readQSpec(const V& q) {
       });
     }
   }
-  if (std::optional<V> v = find(q, "scale")) {
+  if (std::optional<V> v = specFields.get("scale")) {
     PathScope s(path_, "scale");
     auto one = [&](const V& x) {
       if (!isNumber(x)) {
@@ -165,7 +165,7 @@ std::optional<QuantSpec> Reader<V>::readQSpec(const V& q) {
     };
     oneOrMany(*v, one);
   }
-  if (std::optional<V> v = find(q, "zero_point")) {
+  if (std::optional<V> v = specFields.get("zero_point")) {
     PathScope s(path_, "zero_point");
     auto one = [&](const V& x) {
       if (auto z = integer<int64_t>(x, kLo, kHi, "an integer zero point")) spec.zeroPoints.push_back(*z);

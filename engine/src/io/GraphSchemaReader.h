@@ -8,6 +8,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -31,15 +32,15 @@ class Reader {
       error("the top level must be an object", "an object with format, version and nodes", typeName(root));
       return;
     }
-    checkKeys(root, {"format", "version", "name", "nodes", "meta"});
-    std::optional<V> format = find(root, "format");
+    const Fields rootFields = fields(root, {"format", "version", "name", "nodes", "meta"});
+    std::optional<V> format = rootFields.get("format");
     if (!format) {
       missing("format", "\"qnnrules-graph\"");
     } else if (!isString(*format, "qnnrules-graph")) {
       PathScope s(path_, "format");
       error("this is not a qnnrules graph", "\"qnnrules-graph\"", format->dump());
     }
-    std::optional<V> version = find(root, "version");
+    std::optional<V> version = rootFields.get("version");
     if (!version) {
       missing("version", "1");
     } else if (!isInteger(*version) || asInt64(*version) != 1) {
@@ -47,12 +48,12 @@ class Reader {
       error("unsupported graph format version", "1 (the only version this reader knows)", version->dump());
       return;  // a different version may mean anything below; stop here
     }
-    if (std::optional<V> name = find(root, "name")) {
+    if (std::optional<V> name = rootFields.get("name")) {
       PathScope s(path_, "name");
       if (name->kind() == Kind::kString) out_.graph.name = std::string(name->str());
       else wrongType("a string", *name);
     }
-    std::optional<V> nodes = find(root, "nodes");
+    std::optional<V> nodes = rootFields.get("nodes");
     if (!nodes) {
       missing("nodes", "a list of nodes");
       return;
@@ -95,29 +96,73 @@ class Reader {
 
   std::optional<V> find(const V& obj, std::string_view key) const { return obj.get(key); }
 
-  // Unknown and duplicate keys are errors (JSON parsers keep one of two duplicates silently).
-  void checkKeys(const V& obj, std::initializer_list<std::string_view> allowed, bool anyKey = false) {
+  // The values of an object's allowed keys, collected in one pass over its fields rather than
+  // one scan of the object per key looked up. An object has at most kMaxKeys allowed keys.
+  class Fields {
+   public:
+    std::optional<V> get(std::string_view key) const {
+      for (size_t i = 0; i < count_; ++i)
+        if (sameKey(keys_[i], key)) return values_[i];
+      return std::nullopt;
+    }
+    // The allowed keys differ in length or first letter almost always, so most comparisons
+    // end before a memcmp call.
+    static bool sameKey(std::string_view a, std::string_view b) {
+      return a.size() == b.size() && (a.empty() || (a[0] == b[0] && a == b));
+    }
+
+   private:
+    friend class Reader;
+    static constexpr size_t kMaxKeys = 8;
+    std::array<std::string_view, kMaxKeys> keys_{};
+    std::array<std::optional<V>, kMaxKeys> values_{};
+    size_t count_ = 0;
+  };
+
+  // Reads an object's fields once: keeps the first value of each allowed key and reports
+  // unknown and duplicate keys in field order, one check per key.
+  Fields fields(const V& obj, std::initializer_list<std::string_view> allowed) {
+    Fields f;
+    for (std::string_view a : allowed) f.keys_[f.count_++] = a;  // count_ <= kMaxKeys: callers' lists
+    seenKeys_.clear();
+    seenKeySet_.clear();
+    obj.forEachField([&](std::string_view key, const V& value) {
+      size_t slot = 0;
+      while (slot < f.count_ && !Fields::sameKey(f.keys_[slot], key)) ++slot;
+      const bool known = slot < f.count_;
+      const bool duplicate = known ? f.values_[slot].has_value() : seenBefore(key);
+      if (duplicate) {
+        duplicateKey(key);
+        return;
+      }
+      if (known) f.values_[slot] = value;
+      else unknownKey(key, allowed);
+    });
+    return f;
+  }
+
+  void duplicateKey(std::string_view key) {
+    PathScope s(path_, key);
+    error("duplicate key '" + std::string(key) + "'", "each key once per object", "'" + std::string(key) + "' twice");
+  }
+  void unknownKey(std::string_view key, std::initializer_list<std::string_view> allowed) {
+    PathScope s(path_, key);
+    std::string list;
+    for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+    error("unknown key '" + std::string(key) + "'", "one of: " + list, "'" + std::string(key) + "'");
+  }
+
+  // An object whose keys are free (keyword arguments) still has each key once: JSON parsers
+  // keep one of two duplicates silently.
+  void checkUniqueKeys(const V& obj) {
     seenKeys_.clear();
     seenKeySet_.clear();
     obj.forEachField([&](std::string_view key, const V&) {
-      if (seenBefore(key)) {
-        PathScope s(path_, key);
-        error("duplicate key '" + std::string(key) + "'", "each key once per object",
-              "'" + std::string(key) + "' twice");
-        return;
-      }
-      if (anyKey) return;
-      for (std::string_view a : allowed)
-        if (a == key) return;
-      PathScope s(path_, key);
-      std::string list;
-      for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-      error("unknown key '" + std::string(key) + "'", "one of: " + list,
-            "'" + std::string(key) + "'");
+      if (seenBefore(key)) duplicateKey(key);
     });
   }
 
-  // Whether `key` was already seen in the object checkKeys walks, and records it. Objects here
+  // Whether `key` was already seen in the object being walked, and records it. Objects here
   // mostly have a handful of keys, where a linear scan beats hashing; past kLinearKeys (a
   // kwargs object with 100k keys) a hash set keeps the check linear in the object's size.
   static constexpr size_t kLinearKeys = 16;
@@ -170,9 +215,9 @@ class Reader {
       wrongType("a node object", n);
       return;
     }
-    checkKeys(n, {"name", "kind", "target", "args", "kwargs", "outputs", "module", "meta"});
+    const Fields nodeFields = fields(n, {"name", "kind", "target", "args", "kwargs", "outputs", "module", "meta"});
     Node node;
-    std::optional<V> name = find(n, "name");
+    std::optional<V> name = nodeFields.get("name");
     if (!name) {
       missing("name", "a unique node name");
       return;
@@ -182,9 +227,9 @@ class Reader {
       auto nm = nonEmptyString(*name, "a non-empty node name");
       if (!nm) return;
       node.name = std::string(*nm);
-      currentNode_ = node.name;
+      currentNode_ = *nm;
     }
-    if (std::optional<V> kind = find(n, "kind")) {
+    if (std::optional<V> kind = nodeFields.get("kind")) {
       PathScope s(path_, "kind");
       auto k = kind->kind() == Kind::kString ? parseNodeKind(kind->str()) : std::nullopt;
       if (!k) {
@@ -196,7 +241,7 @@ class Reader {
       missing("kind", "input, parameter, constant, call or output");
       return;
     }
-    std::optional<V> target = find(n, "target");
+    std::optional<V> target = nodeFields.get("target");
     if (node.kind == NodeKind::kCall) {
       if (!target) {
         missing("target", "the ATen target of the call, e.g. \"aten.conv2d.default\"");
@@ -211,14 +256,14 @@ class Reader {
       error("only call nodes have a target", "no target for kind " + std::string(nodeKindName(node.kind)),
             target->dump());
     }
-    if (std::optional<V> module = find(n, "module")) {
+    if (std::optional<V> module = nodeFields.get("module")) {
       PathScope s(path_, "module");
       if (auto m = string(*module, "a module path string")) node.modulePath = std::move(*m);
     }
     self_ = static_cast<uint32_t>(out_.graph.nodes().size());
     const size_t errorsBefore = out_.errors.size();
     const size_t pendingBefore = pending_.size();
-    if (std::optional<V> outputs = find(n, "outputs")) {
+    if (std::optional<V> outputs = nodeFields.get("outputs")) {
       PathScope s(path_, "outputs");
       if (outputs->kind() != Kind::kArray) {
         wrongType("a list of outputs", *outputs);
@@ -232,7 +277,7 @@ class Reader {
         });
       }
     }
-    if (std::optional<V> args = find(n, "args")) {
+    if (std::optional<V> args = nodeFields.get("args")) {
       PathScope s(path_, "args");
       if (args->kind() != Kind::kArray) {
         wrongType("a list of arguments", *args);
@@ -246,12 +291,12 @@ class Reader {
         });
       }
     }
-    if (std::optional<V> kwargs = find(n, "kwargs")) {
+    if (std::optional<V> kwargs = nodeFields.get("kwargs")) {
       PathScope s(path_, "kwargs");
       if (kwargs->kind() != Kind::kObject) {
         wrongType("an object of keyword arguments", *kwargs);
       } else {
-        checkKeys(*kwargs, {}, /*anyKey=*/true);  // any keyword name, but each once
+        checkUniqueKeys(*kwargs);  // any keyword name, but each once
         kwargs->forEachField([&](std::string_view key, const V& value) {
           PathScope ks(path_, key);
           section_ = Section::kKwargs;
@@ -277,9 +322,9 @@ class Reader {
       wrongType("an output object {dtype, shape, qspec}", o);
       return;
     }
-    checkKeys(o, {"dtype", "shape", "qspec", "stats", "meta"});
+    const Fields outputFields = fields(o, {"dtype", "shape", "qspec", "stats", "meta"});
     TensorMeta meta;
-    if (std::optional<V> dt = find(o, "dtype")) {
+    if (std::optional<V> dt = outputFields.get("dtype")) {
       PathScope s(path_, "dtype");
       auto t = dt->kind() == Kind::kString ? parseScalarType(dt->str()) : std::nullopt;
       if (!t) error("unknown tensor dtype", "a PyTorch dtype name such as \"float32\"", dt->dump());
@@ -287,7 +332,7 @@ class Reader {
     } else {
       missing("dtype", "the tensor's dtype");
     }
-    if (std::optional<V> shape = find(o, "shape")) {
+    if (std::optional<V> shape = outputFields.get("shape")) {
       PathScope s(path_, "shape");
       if (shape->kind() != Kind::kArray) {
         wrongType("a list of dimensions", *shape);
@@ -300,11 +345,11 @@ class Reader {
         });
       }
     }
-    if (std::optional<V> q = find(o, "qspec")) {
+    if (std::optional<V> q = outputFields.get("qspec")) {
       PathScope s(path_, "qspec");
       if (q->kind() != Kind::kNull) meta.qspec = readQSpec(*q);
     }
-    if (std::optional<V> st = find(o, "stats")) {
+    if (std::optional<V> st = outputFields.get("stats")) {
       PathScope s(path_, "stats");
       meta.stats = readStats(*st);
     }
@@ -353,8 +398,8 @@ class Reader {
   }
 
   void readTensorRef(const V& v, Argument& a) {
-    checkKeys(v, {"ref", "output", "qspec"});
-    std::optional<V> ref = find(v, "ref");
+    const Fields refFields = fields(v, {"ref", "output", "qspec"});
+    std::optional<V> ref = refFields.get("ref");
     if (!ref) {
       missing("ref", "a tensor reference {\"ref\": \"<node>\"}");
       return;
@@ -382,7 +427,7 @@ class Reader {
       a.kind = Argument::Kind::kTensor;
       a.tensor.node = *idx;
     }
-    if (std::optional<V> output = find(v, "output")) {
+    if (std::optional<V> output = refFields.get("output")) {
       PathScope s(path_, "output");
       if (auto o = integer<uint32_t>(*output, 0, UINT32_MAX - 1, "an output index")) a.tensor.output = *o;
       const Node& p = out_.graph.node(a.tensor.node);
@@ -390,7 +435,7 @@ class Reader {
         error("node '" + std::string(producer) + "' has no output " + std::to_string(a.tensor.output),
               "an index below " + std::to_string(p.outputs.size()), output->dump());
     }
-    if (std::optional<V> q = find(v, "qspec")) {
+    if (std::optional<V> q = refFields.get("qspec")) {
       PathScope s(path_, "qspec");
       if (q->kind() != Kind::kNull) a.qspec = readQSpec(*q);
     }
@@ -424,7 +469,7 @@ class Reader {
   std::vector<PendingShared> pending_;
   // Where the value being read lives, for pending shared references.
   uint32_t self_ = 0;
-  std::string currentNode_;
+  std::string_view currentNode_;  // a view into the parsed document
   const V* nodes_ = nullptr;  // the document's node list, while reading it
   Section section_ = Section::kArgs;
   std::vector<size_t> where_;

@@ -6,11 +6,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "qnnrules/core/OptionalBox.h"
+#include "qnnrules/graph/NameIndex.h"
 #include "qnnrules/graph/QuantSpec.h"
 #include "qnnrules/core/Status.h"
 
@@ -114,17 +114,13 @@ class Graph {
   Status verify() const;
 
  private:
-  // Lets string_view look up std::string keys without building a string.
-  struct NameHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  using NameMap = std::unordered_map<std::string, uint32_t, NameHash, std::equal_to<>>;
+  std::string_view nodeName(uint32_t i) const { return nodes_[i].name; }
+  std::string_view targetName(uint32_t i) const { return targets_[i]; }
 
   std::vector<Node> nodes_;
   std::vector<std::string> targets_;
-  NameMap targetIndex_;
-  NameMap nodeIndex_;
+  NameIndex targetIndex_;  // keys are targets_ itself
+  NameIndex nodeIndex_;    // keys are the nodes' names
 };
 
 }  // namespace qnnrules

@@ -1,0 +1,62 @@
+// Name -> index lookup for names the caller already stores (node names, interned targets).
+// An open-addressing table of (hash, index) pairs: no copy of the name per entry and no heap
+// node per entry, so indexing a million node names costs one flat array rather than a
+// million hash-map nodes holding a second copy of every name. The caller passes how to get
+// the name of an index, which is compared on a hash match.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace qnnrules {
+
+class NameIndex {
+ public:
+  // Room for `count` names without growing.
+  void reserve(size_t count);
+
+  template <typename NameOf>
+  std::optional<uint32_t> find(std::string_view name, NameOf&& nameOf) const {
+    if (slots_.empty()) return std::nullopt;
+    const uint32_t hash = hashOf(name);
+    for (size_t at = hash & mask(); slots_[at].used; at = (at + 1) & mask())
+      if (slots_[at].hash == hash && nameOf(slots_[at].index) == name) return slots_[at].index;
+    return std::nullopt;
+  }
+
+  // Adds `name` -> `index` unless the name is there already; returns the index it maps to.
+  template <typename NameOf>
+  uint32_t insert(std::string_view name, uint32_t index, NameOf&& nameOf) {
+    if ((count_ + 1) * 2 > slots_.size()) grow(slots_.empty() ? 16 : slots_.size() * 2);
+    const uint32_t hash = hashOf(name);
+    size_t at = hash & mask();
+    for (; slots_[at].used; at = (at + 1) & mask())
+      if (slots_[at].hash == hash && nameOf(slots_[at].index) == name) return slots_[at].index;
+    slots_[at] = {hash, index, true};
+    ++count_;
+    return index;
+  }
+
+  size_t size() const { return count_; }
+
+ private:
+  struct Slot {
+    uint32_t hash = 0;
+    uint32_t index = 0;
+    bool used = false;
+  };
+  static uint32_t hashOf(std::string_view name) {
+    const size_t h = std::hash<std::string_view>{}(name);
+    return static_cast<uint32_t>(h ^ (h >> 32));
+  }
+  size_t mask() const { return slots_.size() - 1; }
+  void grow(size_t capacity);  // a power of two
+
+  std::vector<Slot> slots_;
+  size_t count_ = 0;
+};
+
+}  // namespace qnnrules
