@@ -3,6 +3,8 @@
 // depth), escapes and invalid UTF-8 included.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 #include "qnnrules/report/JsonWriter.h"
@@ -29,6 +31,7 @@ void walk(JsonWriter& w, const nlohmann::json& j) {
     case nlohmann::json::value_t::boolean: w.value(j.get<bool>()); break;
     case nlohmann::json::value_t::number_unsigned: w.value(j.get<uint64_t>()); break;
     case nlohmann::json::value_t::number_integer: w.value(j.get<int64_t>()); break;
+    case nlohmann::json::value_t::number_float: w.value(j.get<double>()); break;
     default: w.null(); break;
   }
 }
@@ -48,6 +51,8 @@ nlohmann::json sample() {
   j["utf8"] = "caf\xC3\xA9 \xE2\x86\x92 ok";
   j["invalid_utf8"] = std::string("bad \xC3( and \xFF end \xE2\x86");
   j["numbers"] = {0, 7, -3, uint64_t{18446744073709551615ull}, int64_t{-9223372036854775807ll}};
+  // Phase times in the run report: whole, tiny, huge, negative zero and NaN (printed null).
+  j["floats"] = {0.5, 12.0, 1e-05, 1234.5678, 0.1 + 0.2, -0.0, 1e300, std::nan("")};
   j["flags"] = {true, false, nullptr};
   j["empty_object"] = nlohmann::json::object();
   j["empty_array"] = nlohmann::json::array();

@@ -231,6 +231,33 @@ TEST(Validator, AsymmetricWeightViolatesSymmetric) {
   EXPECT_EQ(d.severity, Severity::kError);
 }
 
+// Whether a weight is symmetric comes from the range of zero points the reader records, so
+// one asymmetric zero point anywhere in a long list must still fail; a spec whose record is
+// absent (built or rewritten in memory) is walked instead and gives the same answer.
+TEST(Validator, EveryZeroPointDecidesSymmetricRecordedOrNot) {
+  struct Case {
+    std::vector<int> zeroPoints;
+    std::vector<std::string> codes;
+  };
+  const std::vector<Case> cases = {
+      {{0, 0, 0, 0}, {}},
+      {{0, 0, 3, 0}, {"symmetric"}},
+      {{-1, 0, 0, 0}, {"symmetric"}},
+      {{0, 0, 0, 1}, {"symmetric"}},
+  };
+  for (const Case& c : cases) {
+    json w = w8();
+    w["scale"] = std::vector<double>(c.zeroPoints.size(), 0.01);
+    w["zero_point"] = c.zeroPoints;
+    Graph g = convGraph(u8(), w, u8());
+    QuantSpec& spec = *g.mutableNodes()[*g.findNode("conv")].args[1].qspec;
+    EXPECT_EQ(spec.recordedZeroPointCount, c.zeroPoints.size()) << w.dump();
+    EXPECT_EQ(codes(validate(g)), c.codes) << w.dump();
+    spec.recordedZeroPointCount = QuantSpec::kNotRecorded;
+    EXPECT_EQ(codes(validate(g)), c.codes) << w.dump() << " (not recorded)";
+  }
+}
+
 TEST(Validator, WrongChannelAxisViolatesAxis) {
   ValidationResult r = validate(convGraph(u8(), w8("per_channel_symmetric", 1), u8()));
   ASSERT_EQ(codes(r), std::vector<std::string>{"axis"});

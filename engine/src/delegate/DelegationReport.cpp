@@ -93,6 +93,11 @@ std::string formatDelegationText(const Graph& graph, const DelegationReport& r) 
 std::string formatDelegationJson(const Graph& graph, const DelegationReport& r, int level) {
   std::string s;
   JsonWriter w(s, /*indent=*/2, level);
+  writeDelegationJson(w, graph, r);
+  return s;
+}
+
+void writeDelegationJson(JsonWriter& w, const Graph& graph, const DelegationReport& r) {
   auto names = [&](std::string_view key, const std::vector<uint32_t>& nodes) {
     w.key(key);
     w.beginArray();
@@ -157,7 +162,6 @@ std::string formatDelegationJson(const Graph& graph, const DelegationReport& r, 
   w.endArray();
   w.field("strict", r.strict);
   w.endObject();
-  return s;
 }
 
 }  // namespace qnnrules

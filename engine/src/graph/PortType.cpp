@@ -1,17 +1,14 @@
 #include "qnnrules/graph/PortType.h"
 
+#include <bit>
 #include <limits>
 
 namespace qnnrules {
 namespace {
 
 
-// Bits needed to hold `levels` distinct codes.
-int bitsFor(uint64_t levels) {
-  int bits = 0;
-  while (bits < 64 && (uint64_t{1} << bits) < levels) ++bits;
-  return bits;
-}
+// Bits needed to hold `levels` distinct codes (runs per bound tensor in validation: no loop).
+int bitsFor(uint64_t levels) { return levels <= 1 ? 0 : std::bit_width(levels - 1); }
 
 int roundedBitwidth(int bits) {
   for (int w : {2, 4, 8, 16, 32})

@@ -1,6 +1,8 @@
 #include "qnnrules/graph/QuantSpec.h"
 
+#include <algorithm>
 #include <array>
+#include <limits>
 
 namespace qnnrules {
 namespace {
@@ -16,6 +18,15 @@ constexpr std::array<std::string_view, 4> kQSchemeNames = {
 std::string_view stripTorchPrefix(std::string_view s) {
   constexpr std::string_view kPrefix = "torch.";
   return s.substr(0, kPrefix.size()) == kPrefix ? s.substr(kPrefix.size()) : s;
+}
+
+ZeroPointRange scanZeroPoints(const std::vector<int64_t>& zps) {
+  ZeroPointRange r{std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min()};
+  for (int64_t z : zps) {
+    r.min = std::min(r.min, z);
+    r.max = std::max(r.max, z);
+  }
+  return r;
 }
 
 }  // namespace
@@ -47,6 +58,24 @@ bool isFloatType(ScalarType t) {
 std::string_view qschemeName(QScheme q) {
   auto i = static_cast<size_t>(q);
   return i < kQSchemeNames.size() ? kQSchemeNames[i] : "undefined";
+}
+
+void recordZeroPointRange(QuantSpec& s) {
+  // A single zero point is as cheap to read as the record, and is what code most often
+  // rewrites in place (narrowing, tests): it is never recorded.
+  if (s.zeroPoints.size() < 2 || s.zeroPoints.size() >= QuantSpec::kNotRecorded) {
+    s.recordedZeroPointCount = QuantSpec::kNotRecorded;
+    return;
+  }
+  const ZeroPointRange r = scanZeroPoints(s.zeroPoints);
+  s.recordedZeroPointMin = r.min;
+  s.recordedZeroPointMax = r.max;
+  s.recordedZeroPointCount = static_cast<uint32_t>(s.zeroPoints.size());
+}
+
+ZeroPointRange zeroPointRange(const QuantSpec& s) {
+  if (s.recordedZeroPointCount == s.zeroPoints.size()) return {s.recordedZeroPointMin, s.recordedZeroPointMax};
+  return scanZeroPoints(s.zeroPoints);
 }
 
 std::optional<QScheme> parseQScheme(std::string_view s) {

@@ -171,6 +171,7 @@ std::optional<QuantSpec> Reader<V>::readQSpec(const V& q) {
       if (auto z = integer<int64_t>(x, kLo, kHi, "an integer zero point")) spec.zeroPoints.push_back(*z);
     };
     oneOrMany(*v, one);
+    recordZeroPointRange(spec);  // while the zero points are in cache: validation reads the range
   }
   if (out_.errors.size() != errorsBefore) return std::nullopt;
   return spec;

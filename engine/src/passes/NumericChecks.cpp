@@ -1,5 +1,6 @@
 #include "qnnrules/passes/NumericChecks.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -50,7 +51,13 @@ class Checker {
                fmt::format("{:g} <= scale <= {:g}", lo, o_.maxScale), fmt::format("{}", v),
                "recalibrate: such a scale means a degenerate or exploding range");
     }
-    for (size_t c = 0; c < s.zeroPoints.size(); ++c) {
+    // The recorded range says whether any zero point is out of bounds; only then are they
+    // walked, to report each one.
+    const ZeroPointRange zr = zeroPointRange(s);
+    const int64_t zlo = std::max(full.min, s.quantMin.value_or(full.min));
+    const int64_t zhi = std::min(full.max, s.quantMax.value_or(full.max));
+    const size_t zeroPointsToWalk = zr.min >= zlo && zr.max <= zhi ? 0 : s.zeroPoints.size();
+    for (size_t c = 0; c < zeroPointsToWalk; ++c) {
       const int64_t z = s.zeroPoints[c];
       if (z < full.min || z > full.max)
         report(n, port, DiagCode::kZeroPointOutOfRange,

@@ -193,9 +193,10 @@ std::optional<QuantSpec> specOf(const Graph& g, const Node& n, QdqLayout layout,
     return true;
   };
   // Symmetric when every zero point is the symmetric one of the container.
+  recordZeroPointRange(s);
   const int64_t symZp = -symmetricOffset(portTypeOf(s).datatype);
-  bool sym = !s.zeroPoints.empty();
-  for (int64_t z : s.zeroPoints) sym = sym && z == symZp;
+  const ZeroPointRange zpRange = zeroPointRange(s);
+  const bool sym = !s.zeroPoints.empty() && zpRange.min == symZp && zpRange.max == symZp;
   switch (layout) {
     case QdqLayout::kPerChannel: {
       // Block-wise (LPBQ) weights: the per-channel form with a block_size keyword (ONNX

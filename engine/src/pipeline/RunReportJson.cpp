@@ -1,9 +1,10 @@
 // The JSON report (qnn-validate --format json, RunReport.to_json() in Python), a function of
-// the run report only. Keys come out in the order docs/schemas/report.schema.json lists them
-// (ordered_json): what judged, what was judged, the verdict, then the details.
-#include <nlohmann/json.hpp>
-
+// the run report only. Keys come out in the order docs/schemas/report.schema.json lists them:
+// what judged, what was judged, the verdict, then the details. Written in one pass with the
+// streaming JsonWriter (formatted byte for byte as the nlohmann DOM it replaces): with 100k
+// diagnostics, building and re-parsing a DOM cost several times the text report.
 #include "qnnrules/pipeline/RunReportFormat.h"
+#include "qnnrules/report/JsonWriter.h"
 #include "qnnrules/report/OpSummary.h"
 #include "qnnrules/report/PlacementRuns.h"
 #include "qnnrules/report/RuleDigest.h"
@@ -12,112 +13,193 @@
 namespace qnnrules {
 namespace {
 
-using json = nlohmann::ordered_json;
-
 constexpr const char* kTool = "qnn-validate";
 
-json parsed(const std::string& text) { return json::parse(text); }
-
-json explanationJson(const NodeExplanation& e) {
-  json ports = json::array();
-  for (const PortDecision& p : e.ports) ports.push_back({{"port", p.port}, {"spec", p.spec}, {"source", p.source}});
-  return {{"node", e.node}, {"op", e.op}, {"rule", e.rule}, {"pattern", e.pattern},
-          {"config", e.config}, {"decided_by", e.decidedBy}, {"ports", ports}};
+void writeExplanation(JsonWriter& w, const NodeExplanation& e) {
+  w.beginObject();
+  w.field("node", e.node);
+  w.field("op", e.op);
+  w.field("rule", e.rule);
+  w.field("pattern", e.pattern);
+  w.field("config", e.config);
+  w.field("decided_by", e.decidedBy);
+  w.key("ports");
+  w.beginArray();
+  for (const PortDecision& p : e.ports) {
+    w.beginObject();
+    w.field("port", p.port);
+    w.field("spec", p.spec);
+    w.field("source", p.source);
+    w.endObject();
+  }
+  w.endArray();
+  w.endObject();
 }
 
-json backendOptionsJson(const RunReport& r) {
-  json j = json::object();
-  for (const ResolvedOption& o : r.backendOptions)
-    j[o.spec->name] = {{"value", o.text()}, {"code", o.code()}, {"type", optionTypeName(o.spec->type)},
-                       {"default", !o.fromUser}};
-  return j;
+void writeBackendOptions(JsonWriter& w, const RunReport& r) {
+  w.beginObject();
+  for (const ResolvedOption& o : r.backendOptions) {
+    w.key(o.spec->name);
+    w.beginObject();
+    w.field("value", o.text());
+    w.field("code", o.code());
+    w.field("type", optionTypeName(o.spec->type));
+    w.field("default", !o.fromUser);
+    w.endObject();
+  }
+  w.endObject();
 }
 
-json timesJson(const PhaseTimes& times) {
-  json j = json::object();
-  auto entry = [](const PhaseTime& t) { return json{{"wall_ms", t.wallMs}, {"cpu_ms", t.cpuMs}}; };
+void writeTimes(JsonWriter& w, const PhaseTimes& times) {
+  auto entry = [&](std::string_view key, const PhaseTime& t) {
+    w.key(key);
+    w.beginObject();
+    w.field("wall_ms", t.wallMs);
+    w.field("cpu_ms", t.cpuMs);
+    w.endObject();
+  };
+  w.beginObject();
   for (size_t i = 0; i < times.phases.size(); ++i)
-    if (times.phases[i].ran) j[std::string(phaseKey(static_cast<Phase>(i)))] = entry(times.phases[i]);
-  j["total"] = entry(times.total());
-  return j;
+    if (times.phases[i].ran) entry(phaseKey(static_cast<Phase>(i)), times.phases[i]);
+  entry("total", times.total());
+  w.endObject();
 }
 
-json opsJson(const std::vector<OpSummaryRow>& rows) {
-  json a = json::array();
-  for (const OpSummaryRow& r : rows)
-    a.push_back({{"op", r.op}, {"nodes", r.count}, {"delegated", r.delegated}, {"on_cpu", r.onCpu},
-                 {"diagnostics", r.diagnostics}});
-  return a;
+void writeOps(JsonWriter& w, const std::vector<OpSummaryRow>& rows) {
+  w.beginArray();
+  for (const OpSummaryRow& r : rows) {
+    w.beginObject();
+    w.field("op", r.op);
+    w.field("nodes", r.count);
+    w.field("delegated", r.delegated);
+    w.field("on_cpu", r.onCpu);
+    w.field("diagnostics", r.diagnostics);
+    w.endObject();
+  }
+  w.endArray();
 }
 
-json placementRunsJson(const Graph& graph, const DelegationReport& delegation) {
-  json a = json::array();
-  for (const PlacementRun& r : placementRuns(delegation))
-    a.push_back({{"on", r.placement == Placement::kCpu ? std::string("cpu") : delegation.backend},
-                 {"partition", r.partition < 0 ? json() : json(r.partition)},
-                 {"compute_nodes", r.computeNodes},
-                 {"first", graph.node(r.first).name},
-                 {"last", graph.node(r.last).name}});
-  return a;
+void writePlacementRuns(JsonWriter& w, const Graph& graph, const DelegationReport& delegation) {
+  w.beginArray();
+  for (const PlacementRun& r : placementRuns(delegation)) {
+    w.beginObject();
+    w.field("on", r.placement == Placement::kCpu ? std::string_view("cpu") : std::string_view(delegation.backend));
+    w.key("partition");
+    if (r.partition < 0) w.null();
+    else w.value(r.partition);
+    w.field("compute_nodes", r.computeNodes);
+    w.field("first", graph.node(r.first).name);
+    w.field("last", graph.node(r.last).name);
+    w.endObject();
+  }
+  w.endArray();
 }
 
-json verdictJson(const Verdict& v) {
-  return {{"kind", verdictKindName(v.kind)}, {"text", v.text()}, {"cpu_percent", v.cpuPercent}};
+void writeVerdict(JsonWriter& w, const Verdict& v) {
+  w.beginObject();
+  w.field("kind", verdictKindName(v.kind));
+  w.field("text", v.text());
+  w.field("cpu_percent", v.cpuPercent);
+  w.endObject();
 }
 
-json stoppedJson(const RunReport& r) {
-  return {{"tool", kTool},
-          {"version", QNNRULES_VERSION},
-          {"valid", false},
-          {"error", {{"kind", runStageName(r.stoppedAt)}, {"code", statusCodeName(r.status.code())},
-                     {"message", r.status.message()}}},
-          {"diagnostics", parsed(formatJsonArray(r.stageErrors))}};
+void writeStopped(JsonWriter& w, const RunReport& r) {
+  w.beginObject();
+  w.field("tool", kTool);
+  w.field("version", QNNRULES_VERSION);
+  w.field("valid", false);
+  w.key("error");
+  w.beginObject();
+  w.field("kind", runStageName(r.stoppedAt));
+  w.field("code", statusCodeName(r.status.code()));
+  w.field("message", r.status.message());
+  w.endObject();
+  w.key("diagnostics");
+  writeJsonArray(w, r.stageErrors);
+  w.endObject();
 }
 
-json reportJson(const RunReport& r) {
+// Everything but the closing brace, so that the times can follow.
+void writeReport(JsonWriter& w, const RunReport& r) {
   const ValidationResult& v = r.validation;
   const RuleDigest digest = r.rules ? digestRuleFiles(*r.rules) : RuleDigest{};
-  json j = {
-      {"tool", kTool},
-      {"version", QNNRULES_VERSION},
-      {"graph", r.graph->name.empty() ? r.graphPath : r.graph->name},
-      {"graph_file", r.graphPath},
-      {"backend", r.backend},
-      {"soc", r.soc.name},
-      {"soc_defaulted", r.socDefaulted},
-      {"htp_arch", htpArchName(r.soc.htpArch)},
-      {"mode", r.mode == Mode::kWarn ? "warn" : "strict"},
-      {"rule_dirs", r.ruleDirs},
-      {"rules", {{"digest", digest.value}, {"files", digest.files}}},
-      {"valid", r.valid()},
-      {"verdict", verdictJson(judge(r.failed(), r.delegation))},
-      {"summary", {{"nodes_checked", v.nodesChecked}, {"nodes_with_rule", v.nodesWithRule},
-                   {"errors", v.errorCount()}, {"warnings", v.warningCount()}}},
-      {"ops", opsJson(summarizeOps(*r.graph, r.delegation, v.diagnostics))},
-      {"diagnostics", parsed(formatJsonArray(v.diagnostics))},
-  };
+  w.beginObject();
+  w.field("tool", kTool);
+  w.field("version", QNNRULES_VERSION);
+  w.field("graph", r.graph->name.empty() ? r.graphPath : r.graph->name);
+  w.field("graph_file", r.graphPath);
+  w.field("backend", r.backend);
+  w.field("soc", r.soc.name);
+  w.field("soc_defaulted", r.socDefaulted);
+  w.field("htp_arch", htpArchName(r.soc.htpArch));
+  w.field("mode", r.mode == Mode::kWarn ? "warn" : "strict");
+  w.key("rule_dirs");
+  w.beginArray();
+  for (const std::string& d : r.ruleDirs) w.value(d);
+  w.endArray();
+  w.key("rules");
+  w.beginObject();
+  w.field("digest", digest.value);
+  w.field("files", digest.files);
+  w.endObject();
+  w.field("valid", r.valid());
+  w.key("verdict");
+  writeVerdict(w, judge(r.failed(), r.delegation));
+  w.key("summary");
+  w.beginObject();
+  w.field("nodes_checked", v.nodesChecked);
+  w.field("nodes_with_rule", v.nodesWithRule);
+  w.field("errors", v.errorCount());
+  w.field("warnings", v.warningCount());
+  w.endObject();
+  w.key("ops");
+  writeOps(w, summarizeOps(*r.graph, r.delegation, v.diagnostics));
+  w.key("diagnostics");
+  writeJsonArray(w, v.diagnostics);
   if (r.annotation) {
     const AnnotateResult& a = *r.annotation;
-    j["annotation"] = {{"config", a.config}, {"qat", a.qat}, {"nodes_annotated", a.nodesAnnotated},
-                       {"nodes_kept", a.nodesKept}, {"nodes_discarded", a.nodesDiscarded}};
+    w.key("annotation");
+    w.beginObject();
+    w.field("config", a.config);
+    w.field("qat", a.qat);
+    w.field("nodes_annotated", a.nodesAnnotated);
+    w.field("nodes_kept", a.nodesKept);
+    w.field("nodes_discarded", a.nodesDiscarded);
+    w.endObject();
   }
-  if (r.qdqNodesFolded) j["qdq_nodes_folded"] = r.qdqNodesFolded;
-  if (r.annotation && r.annotation->explanation) j["explanation"] = explanationJson(*r.annotation->explanation);
-  j["backend_options"] = backendOptionsJson(r);
-  j["delegation"] = parsed(formatDelegationJson(*r.graph, r.delegation));
-  j["placement_runs"] = placementRunsJson(*r.graph, r.delegation);
-  return j;
+  if (r.qdqNodesFolded) w.field("qdq_nodes_folded", r.qdqNodesFolded);
+  if (r.annotation && r.annotation->explanation) {
+    w.key("explanation");
+    writeExplanation(w, *r.annotation->explanation);
+  }
+  w.key("backend_options");
+  writeBackendOptions(w, r);
+  w.key("delegation");
+  writeDelegationJson(w, *r.graph, r.delegation);
+  w.key("placement_runs");
+  writePlacementRuns(w, *r.graph, r.delegation);
 }
 
 }  // namespace
 
 std::string formatRunJson(const RunReport& r, const RenderOptions& options) {
   PhaseTimes times = r.times;
-  PhaseTimer timer(times, Phase::kReport);
-  json j = r.ok() ? reportJson(r) : stoppedJson(r);
-  timer.stop();
-  if (options.times && r.ok()) j["times"] = timesJson(times);
-  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  std::string out;
+  JsonWriter w(out, /*indent=*/2);
+  if (!r.ok()) {
+    writeStopped(w, r);
+  } else {
+    PhaseTimer timer(times, Phase::kReport);
+    writeReport(w, r);
+    timer.stop();
+    if (options.times) {
+      w.key("times");
+      writeTimes(w, times);
+    }
+    w.endObject();
+  }
+  out += '\n';
+  return out;
 }
 
 }  // namespace qnnrules

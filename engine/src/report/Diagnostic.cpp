@@ -181,10 +181,14 @@ std::string formatJson(const Diagnostic& d) {
 std::string formatJsonArray(const DiagnosticList& diags, int level) {
   std::string s;
   JsonWriter w(s, /*indent=*/2, level);
+  writeJsonArray(w, diags);
+  return s;
+}
+
+void writeJsonArray(JsonWriter& w, const DiagnosticList& diags) {
   w.beginArray();
   for (const Diagnostic& d : diags) writeJson(w, d);
   w.endArray();
-  return s;
 }
 
 }  // namespace qnnrules

@@ -90,6 +90,11 @@ void JsonWriter::value(int64_t v) {
   fmt::format_to(std::back_inserter(out_), "{}", v);
 }
 
+void JsonWriter::value(double v) {
+  beforeValue();
+  out_ += nlohmann::json(v).dump();  // rare (phase times): the DOM's own number formatting
+}
+
 void JsonWriter::null() {
   beforeValue();
   out_ += "null";

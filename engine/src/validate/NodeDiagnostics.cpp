@@ -140,11 +140,21 @@ void NodeValidator::emitGate(const Node& node, const Rule& rule, const Variant& 
   out_.push_back(std::move(d));
 }
 
+// Runs for every node that passes: the kinds that can be unverifiable are listed once, and a
+// port whose constraint uses no kind at all is skipped without a call.
 void NodeValidator::emitUnverifiable(const Node& node, const Rule& rule, const Variant& v) {
+  static const std::vector<const ConstraintKind*> withUnverifiable = [] {
+    std::vector<const ConstraintKind*> ks;
+    for (const ConstraintKind* k : constraintKinds())
+      if (k->unverifiable) ks.push_back(k);
+    return ks;
+  }();
+  const KindMask* masks = masksOf(v);
   for (const BoundTensor& b : bound_) {
+    if (masks[b.port] == 0) continue;
     const PortConstraint& c = v.ports[b.port];
-    for (const ConstraintKind* k : constraintKinds()) {
-      if (!k->unverifiable || !k->unverifiable(c, b)) continue;
+    for (const ConstraintKind* k : withUnverifiable) {
+      if (!k->unverifiable(c, b)) continue;
       Diagnostic d = base(node, rule, DiagCode::kUnverifiable, Severity::kWarning);
       k->explainUnverifiable(rule, c, b, d);
       d.port = label(rule, b);

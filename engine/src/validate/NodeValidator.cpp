@@ -27,10 +27,14 @@ bool NodeValidator::bind(const Node& node, const Rule& rule) {
           b.listIndex = listIndex;
           b.position = static_cast<int>(a);
           b.spec = t.qspec ? &*t.qspec : nullptr;
-          const Node& producer = g_.node(t.tensor.node);
-          ScalarType dt = t.tensor.output < producer.outputs.size() ? producer.outputs[t.tensor.output].dtype
-                                                                     : ScalarType::kFloat32;
-          b.type = portTypeOf(dt);
+          // A concrete annotation decides the type below; only an unannotated (or shared, possibly
+          // unresolved) edge needs its producer's dtype, a node elsewhere in memory.
+          if (!b.spec || b.spec->isShared()) {
+            const Node& producer = g_.node(t.tensor.node);
+            ScalarType dt = t.tensor.output < producer.outputs.size() ? producer.outputs[t.tensor.output].dtype
+                                                                       : ScalarType::kFloat32;
+            b.type = portTypeOf(dt);
+          }
           bound_.push_back(b);
         };
         if (arg.kind == Argument::Kind::kTensor) add(arg, -1);
@@ -45,7 +49,7 @@ bool NodeValidator::bind(const Node& node, const Rule& rule) {
         b.port = p;
         b.position = static_cast<int>(o);
         b.spec = node.outputs[o].qspec ? &*node.outputs[o].qspec : nullptr;
-        b.type = portTypeOf(node.outputs[o].dtype);
+        if (!b.spec || b.spec->isShared()) b.type = portTypeOf(node.outputs[o].dtype);
         bound_.push_back(b);
         if (!decl.variadic) break;
       }
@@ -79,7 +83,7 @@ void NodeValidator::check(const Variant& v, std::vector<Violation>& out) const {
   out.clear();
   const ConstraintCheck env{bound_, opt_.scaleRelTolerance};
   const std::span<const ConstraintKind* const> kinds = constraintKinds();
-  const KindMask* masks = kinds_ + (&v - rule_->variants.data()) * rule_->ports.size();
+  const KindMask* masks = masksOf(v);
   for (int i = 0; i < static_cast<int>(bound_.size()); ++i) {
     const PortConstraint& c = v.ports[bound_[i].port];
     // Only the kinds this port constraint uses, in table order.

@@ -36,6 +36,10 @@ class NodeValidator {
   bool matches(const Variant& v) const;
   void check(const Variant& v, std::vector<Violation>& out) const;
   int tieRank(const std::vector<Violation>& vs) const;
+  // The kind masks of variant `v` of the node's rule, one per port.
+  const KindMask* masksOf(const Variant& v) const {
+    return kinds_ + (&v - rule_->variants.data()) * rule_->ports.size();
+  }
 
   // Diagnostics (NodeDiagnostics.cpp).
   Diagnostic base(const Node& node, const Rule& rule, DiagCode code, Severity sev) const;

@@ -14,6 +14,8 @@ const QuantSpec* SharedRoots::edgeSpec(const SharedRef& ref) const {
 
 Resolved SharedRoots::resolve(const QuantSpec* spec) {
   if (!spec) return {Resolution::kUnannotated, nullptr};
+  // Most specs are concrete: no memo lookup for them (only shared ones are ever memoized).
+  if (!spec->isShared()) return {Resolution::kConcrete, spec};
   path_.clear();
   Resolved result;
   const QuantSpec* cur = spec;

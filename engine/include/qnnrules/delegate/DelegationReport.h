@@ -98,5 +98,7 @@ std::string formatDelegationText(const Graph& graph, const DelegationReport& rep
 // One JSON object: counts, partitions (node names), fallbacks (node, op, reason, code, ...),
 // full_delegation {required, ok, problems, offenders}.
 std::string formatDelegationJson(const Graph& graph, const DelegationReport& report, int level = 0);
+// The same object written into `w` at its current position (a report written in one pass).
+void writeDelegationJson(JsonWriter& w, const Graph& graph, const DelegationReport& report);
 
 }  // namespace qnnrules

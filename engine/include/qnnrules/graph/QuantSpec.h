@@ -59,7 +59,26 @@ struct QuantSpec {
   std::vector<double> scales;        // empty until calibrated; one per channel when per-channel
   std::vector<int64_t> zeroPoints;   // PyTorch convention (QNN offset = -zero_point)
 
+  // The smallest and largest zero point, recorded by whoever fills zeroPoints while it touches
+  // them anyway (graph reader, QDQ fold: recordZeroPointRange), so that validating a block-wise
+  // weight with thousands of zero points costs O(1) instead of a pass over them. Only lists of
+  // two or more are recorded, and trusted only while zeroPoints has the size it had then;
+  // code that rewrites such a list in place records again. Read it through zeroPointRange().
+  int64_t recordedZeroPointMin = 0;
+  int64_t recordedZeroPointMax = 0;
+  static constexpr uint32_t kNotRecorded = UINT32_MAX;
+  uint32_t recordedZeroPointCount = kNotRecorded;
+
   bool isShared() const { return sharedWith.has_value(); }
 };
+
+struct ZeroPointRange {
+  int64_t min = 0;
+  int64_t max = 0;  // min > max when there are no zero points
+};
+// Records the range of s.zeroPoints (call after filling them).
+void recordZeroPointRange(QuantSpec& s);
+// The recorded range when it is current, else computed by a pass over the zero points.
+ZeroPointRange zeroPointRange(const QuantSpec& s);
 
 }  // namespace qnnrules

@@ -119,5 +119,7 @@ void writeJsonLocation(JsonWriter& w, std::string_view key, const SourceMark& ma
 // Indented two spaces per level; `level` > 0 for an array spliced into a document at that
 // depth (the CLI report).
 std::string formatJsonArray(const DiagnosticList& diags, int level = 0);
+// The same array written into `w` at its current position (a report written in one pass).
+void writeJsonArray(JsonWriter& w, const DiagnosticList& diags);
 
 }  // namespace qnnrules

@@ -32,6 +32,7 @@ class JsonWriter {
   void value(int64_t v);
   void value(uint32_t v) { value(static_cast<uint64_t>(v)); }
   void value(int32_t v) { value(static_cast<int64_t>(v)); }
+  void value(double v);  // nlohmann's shortest round-trip form ("0.25", "12.0"); NaN is null
   void null();
 
   // key(k) then value(v).
