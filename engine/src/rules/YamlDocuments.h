@@ -5,7 +5,9 @@
 // (jbeder/yaml-cpp#1040, fixed upstream after 0.7). The loaders accept exactly one document, so
 // they count at most two here (parser events only, no tree) and then load the first with
 // YAML::Load, which reads one document and stops: every YAML input terminates, whatever
-// rules/YamlScan's finer pre-scan recognises.
+// rules/YamlScan's finer pre-scan recognises. The text is scanned twice (events, then the
+// tree): yaml-cpp's node builder is not public API, so counting cannot share the tree's parse.
+// The cost falls on a rule-cache miss only (rules/RuleCache.h) and on recipes.
 #pragma once
 
 #include <yaml-cpp/mark.h>
