@@ -75,13 +75,15 @@ class GraphBuilder {
   // An op whose inputs are u8 edges from `inputs`, with `outputs` u8 outputs.
   GraphBuilder& op(const std::string& name, const std::string& target, const std::vector<std::string>& inputs,
                    int outputs = 1) {
-    json args = json::array();
+    json::array_t args;
     for (const std::string& i : inputs) args.push_back(ref(i));
-    json outs = json::array();
+    json::array_t outs;
     for (int k = 0; k < outputs; ++k) outs.push_back(tensor());
     return call(name, target, std::move(args), std::move(outs));
   }
-  GraphBuilder& call(const std::string& name, const std::string& target, json args, json outputs) {
+  // Lists, not `json`: clang applies CWG 2137, so a one-element `{x}` passed as `json` copies x
+  // instead of making the list [x] as GCC does.
+  GraphBuilder& call(const std::string& name, const std::string& target, json::array_t args, json::array_t outputs) {
     return add({{"name", name}, {"kind", "call"}, {"target", target}, {"args", std::move(args)},
                 {"outputs", std::move(outputs)}});
   }

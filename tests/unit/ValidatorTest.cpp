@@ -172,7 +172,9 @@ class GraphText {
     j_["nodes"].push_back({{"name", name}, {"kind", "parameter"}, {"outputs", {out()}}});
     return *this;
   }
-  GraphText& call(const std::string& name, const std::string& target, json args, json outputs) {
+  // Lists, not `json`: clang applies CWG 2137, so a one-element `{x}` passed as `json` copies x
+  // instead of making the list [x] as GCC does.
+  GraphText& call(const std::string& name, const std::string& target, json::array_t args, json::array_t outputs) {
     j_["nodes"].push_back({{"name", name}, {"kind", "call"}, {"target", target}, {"args", args}, {"outputs", outputs}});
     return *this;
   }
@@ -200,7 +202,7 @@ std::vector<std::string> codes(const ValidationResult& r) {
 Graph convGraph(json inSpec, json wSpec, json outSpec, bool withBias = true) {
   GraphText g;
   g.input("x").param("w").param("b");
-  json args = {ref("x", inSpec), ref("w", wSpec), withBias ? ref("b", bias32()) : json(nullptr), json{1, 1}};
+  json::array_t args = {ref("x", inSpec), ref("w", wSpec), withBias ? ref("b", bias32()) : json(nullptr), json{1, 1}};
   g.call("conv", "aten.conv2d.default", args, {out(outSpec)});
   return g.build();
 }
