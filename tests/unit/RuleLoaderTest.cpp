@@ -681,6 +681,8 @@ struct ControlCharCase {
   const char* at;
   const char* code;
 };
+// Named in test listings by its case name, not by the struct's raw bytes.
+void PrintTo(const ControlCharCase& c, std::ostream* os) { *os << c.name; }
 class ControlCharTest : public ::testing::TestWithParam<ControlCharCase> {};
 
 // YAML 1.2 allows no C0 control but tab, LF and CR, and no DEL; yaml-cpp 0.7 looped on "\0,".
