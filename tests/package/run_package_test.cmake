@@ -24,7 +24,10 @@ set(consumer_build "${WORK_DIR}/consumer-build")
 file(REMOVE_RECURSE "${WORK_DIR}")
 
 run(${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}")
-foreach(f include/qnnrules/Engine.h share/qnnrules/rules/socs.yaml)
+# The reader modules (engine/src/io/ReaderModule.h) beside the installed libraries, where an
+# installed tool looks for them.
+foreach(f include/qnnrules/Engine.h share/qnnrules/rules/socs.yaml lib/qnnrules/libqnnrules_onnx.so
+          lib/qnnrules/libqnnrules_pt2.so)
   if(NOT EXISTS "${prefix}/${f}")
     message(FATAL_ERROR "not installed: ${prefix}/${f}")
   endif()

@@ -110,6 +110,13 @@ GraphReadResult readGraphText(std::string_view text, const std::string& displayN
   return readText(text, /*padded=*/false, displayName, options);
 }
 
+// In the engine, not the PT2 module: deciding that a file is an archive must not load the module.
+bool isZipFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[4] = {};
+  return in.read(magic, 4) && magic[0] == 'P' && magic[1] == 'K' && magic[2] == 3 && magic[3] == 4;
+}
+
 // torch.export archives (.pt2) are zip files: "PK\3\4" at the start, whatever the name.
 static std::optional<GraphReadResult> readIfPt2Archive(const std::filesystem::path& path, const GraphReadOptions& options) {
   if (!isZipFile(path)) return std::nullopt;

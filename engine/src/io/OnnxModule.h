@@ -1,8 +1,8 @@
 // The boundary between the engine and its ONNX reader. The reader (OnnxReader.cpp, with
 // libonnx and libprotobuf) is built as a module of its own, loaded with dlopen the first time
-// a run reads an ONNX model, so a run that reads none pays nothing for those libraries: they
-// were half the start-up time of every process (symbol relocation and protobuf's static
-// descriptors). Internal to the engine.
+// a run reads an ONNX model (OnnxModuleLoader.cpp, ReaderModule.h), so a run that reads none
+// pays nothing for those libraries: they were half the start-up time of every process (symbol
+// relocation and protobuf's static descriptors). Internal to the engine.
 #pragma once
 
 #include <string>

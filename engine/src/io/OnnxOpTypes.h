@@ -1,6 +1,6 @@
 // The op types of the ONNX default domain, as a table compiled into the engine: the rule
 // loader checks a rule's `onnx` op names against it without linking ONNX (the ONNX reader is
-// a module loaded on first use, OnnxModule.cpp) and without building ONNX's schema registry,
+// a module loaded on first use, OnnxModuleLoader.cpp) and without building ONNX's schema registry,
 // which cost a tenth of a cold start. The table is the linked ONNX library's schemas (1.12,
 // opset 17) plus the ops of opsets 18-23 (the ONNX changelog); a unit test checks it against
 // the schema registry of the ONNX library the build finds.

@@ -193,12 +193,6 @@ class Reader {
 
 }  // namespace
 
-bool isZipFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  char magic[4] = {};
-  return in.read(magic, 4) && magic[0] == 'P' && magic[1] == 'K' && magic[2] == 3 && magic[3] == 4;
-}
-
 GraphReadResult readPt2File(const std::filesystem::path& path, const GraphReadOptions& options) {
   GraphReadResult r;
   const std::string name = path.string();

@@ -1,0 +1,8 @@
+// The entry point of the torch.export reader module (Pt2Module.h); compiled into the module only.
+#include "Pt2Module.h"
+#include "qnnrules/io/Pt2Reader.h"
+
+extern "C" __attribute__((visibility("default"))) void qnnrules_pt2_read_file(
+    const std::filesystem::path* path, const qnnrules::GraphReadOptions* options, qnnrules::GraphReadResult* out) {
+  *out = qnnrules::readPt2File(*path, *options);
+}
