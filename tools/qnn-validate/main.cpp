@@ -14,6 +14,7 @@
 
 #include <exception>
 #include <iostream>
+#include <memory>
 
 #include "CliOptions.h"
 #include "OutputFiles.h"
@@ -27,6 +28,15 @@ namespace {
 using ojson = nlohmann::ordered_json;  // listings keep their keys in the order written
 
 void printJson(const ojson& j) { std::cout << j.dump(2, ' ', false, ojson::error_handler_t::replace) << "\n"; }
+
+// The graph of a finished run, kept until the process exits and never destroyed: tearing down
+// a large graph (millions of frees, then unmapping their pages) costs CPU and changes nothing,
+// since the process ends right after (as clang's -disable-free keeps its AST). Held by a
+// global, so it stays reachable and leak checkers do not report it.
+const std::shared_ptr<const qnnrules::Graph>* keptGraph = nullptr;
+void keepUntilExit(std::shared_ptr<const qnnrules::Graph> graph) {
+  if (graph && !keptGraph) keptGraph = new std::shared_ptr<const qnnrules::Graph>(std::move(graph));
+}
 
 int listRules(const qnnrules::Engine& engine, const std::string& format) {
   if (format == "json") {
@@ -89,7 +99,8 @@ int run(const CliOptions& o) {
   if (engine.ok() && o.listRules) return listRules(engine, o.format);
   if (engine.ok() && o.listSocs) return listSocs(engine, o.format);
 
-  const qnnrules::RunReport report = engine.run(runOptions(o));
+  qnnrules::RunReport report = engine.run(runOptions(o));
+  keepUntilExit(report.graph);
   if (!report.ok()) {
     // Stopped before validating: the JSON or SARIF error on stdout, the errors on stderr; exit 2.
     if (o.format != "text") std::cout << render(o, report);

@@ -10,6 +10,7 @@
 
 #include "GraphParseError.h"
 #include "GraphSchemaReader.h"
+#include "GraphStreamedRead.h"
 #include "JsonText.h"
 #include "JsonValue.h"
 #include "qnnrules/io/Pt2Reader.h"
@@ -82,6 +83,20 @@ GraphReadResult readText(std::string_view text, bool padded, const std::string& 
     }
     readDocument(jsonview::Nlohmann(root), displayName, r);
     return r;
+  }
+  // Node by node when the file is well formed (GraphStreamedRead.h); any error, and the
+  // whole document is read below, whose errors are the ones reported.
+  simdjson::padded_string copy;
+  if (options.nodeByNode) {
+    if (!padded) {
+      copy = simdjson::padded_string(text);
+      text = copy;
+      padded = true;
+    }
+    if (readGraphStreamed(text, displayName, r)) {
+      if (owner) *owner = PaddedText();
+      return r;
+    }
   }
   // The document lives apart from the parser so that the parser's structural index (4 bytes
   // per JSON token) is freed with it before the walk, as is the text itself.

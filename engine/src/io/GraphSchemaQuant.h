@@ -202,7 +202,7 @@ void Reader<V>::resolveShared() {
       d.message = message;
       d.expected = expected;
       d.actual = actual;
-      d.port = Path::str(p.pointer);
+      if (!streamed_) d.port = Path::str(p.pointer);  // streamed: views into documents now gone
       d.mark.file = file_;
       out_.errors.push_back(std::move(d));
     };

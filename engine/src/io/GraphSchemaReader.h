@@ -70,7 +70,25 @@ class Reader {
       readNode(n);
     });
     resolveShared();
+    nodes_ = nullptr;  // a view of a local: valid only while the nodes are read
   }
+
+  // Node by node (GraphStreamedRead.h): read() has read the document with its node list
+  // emptied; the nodes then come one at a time, each in a document that lives only while
+  // readStreamedNode runs. Any error makes the caller read the whole document with read()
+  // instead, so only read()'s messages are ever shown: the streamed reading records that an
+  // error happened, not where (the JSON pointers of pending shared references would be views
+  // into node documents that are gone).
+  void reserveStreamedNodes(size_t count) {
+    streamed_ = true;
+    out_.graph.reserve(count);
+  }
+  void readStreamedNode(size_t index, const V& n) {
+    PathScope s(path_, "nodes");
+    PathScope ns(path_, index);
+    readNode(n);
+  }
+  void finishStreamedNodes() { resolveShared(); }
 
  private:
   // --- errors ---
@@ -471,6 +489,7 @@ class Reader {
   uint32_t self_ = 0;
   std::string_view currentNode_;  // a view into the parsed document
   const V* nodes_ = nullptr;  // the document's node list, while reading it
+  bool streamed_ = false;     // nodes read one at a time (reserveStreamedNodes)
   Section section_ = Section::kArgs;
   std::vector<size_t> where_;
 };

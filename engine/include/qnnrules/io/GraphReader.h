@@ -20,6 +20,11 @@ struct GraphReadOptions {
   uint64_t maxFileBytes = 1ull << 30;  // 1 GiB
   int maxDepth = 64;                   // JSON nesting
   JsonParser parser = JsonParser::kSimdjson;
+  // simdjson only: parse one node at a time into a small document (engine/src/io/
+  // GraphStreamedRead.h) instead of the whole file into one. The same Graph, and the same
+  // errors (a file with any error is read whole), in about half the peak memory; false reads
+  // the whole document always (for comparisons: tests, benchmarks/graph_reader_bench).
+  bool nodeByNode = true;
 };
 using GraphReadLimits = GraphReadOptions;
 

@@ -1,0 +1,227 @@
+// Node-by-node reading of a JSON graph (GraphStreamedRead.h).
+#include "GraphStreamedRead.h"
+
+#include <simdjson.h>
+
+#include <array>
+#include <cstring>
+#include <vector>
+
+#include "GraphSchemaReader.h"
+#include "JsonValue.h"
+
+namespace qnnrules {
+namespace {
+
+// The document with its node list emptied (the skeleton, which the schema walk reads first:
+// format, version, name, unknown and duplicate keys), and where each node's text is.
+struct Layout {
+  std::string skeleton;
+  std::vector<std::string_view> nodes;
+};
+
+constexpr std::array<bool, 256> byteSet(std::string_view chars) {
+  std::array<bool, 256> t{};
+  for (char c : chars) t[static_cast<unsigned char>(c)] = true;
+  return t;
+}
+constexpr std::array<bool, 256> kBracketOrQuote = byteSet("\"{}[]");
+constexpr std::array<bool, 256> kEndsScalar = byteSet(",}] \n\r\t");
+
+// The first pass: a scan that finds the extent of each top-level value and of each node, and
+// checks the few bytes between them (whitespace, ':', ',', brackets). It validates nothing
+// else: every byte it does not check is in the skeleton or in a node, which simdjson parses
+// in full afterwards. Anything it does not expect ends the scan, and the whole document is read.
+//
+// A scan of its own rather than simdjson On-Demand: On-Demand picks its implementation when
+// compiled (the portable fallback for a baseline x86-64 build), and its structural index is 4
+// bytes per token of the whole file, where this needs none.
+class LayoutScanner {
+ public:
+  explicit LayoutScanner(std::string_view text) : t_(text) {}
+
+  bool scan(Layout& layout) {
+    if (!skipSpace() || t_[i_] != '{') return false;
+    ++i_;
+    layout.skeleton = "{";
+    bool nodesSeen = false;
+    if (!skipSpace()) return false;
+    if (t_[i_] != '}') {
+      for (;;) {
+        std::string_view key;
+        if (!plainKey(key) || !skipSpace() || t_[i_] != ':') return false;
+        ++i_;
+        if (!skipSpace()) return false;
+        if (layout.skeleton.size() > 1) layout.skeleton += ',';
+        layout.skeleton.append("\"").append(key).append("\":");
+        if (key == "nodes") {
+          if (nodesSeen || !nodeList(layout.nodes)) return false;
+          nodesSeen = true;
+          layout.skeleton += "[]";
+        } else {
+          const size_t from = i_;
+          if (!skipValue()) return false;
+          layout.skeleton.append(t_.substr(from, i_ - from));
+        }
+        if (!skipSpace()) return false;
+        if (t_[i_] == '}') break;
+        if (t_[i_] != ',') return false;
+        ++i_;
+        if (!skipSpace()) return false;
+      }
+    }
+    ++i_;  // the root's '}'
+    layout.skeleton += '}';
+    return nodesSeen && !skipSpace();  // nothing but whitespace after the root
+  }
+
+ private:
+  // Past whitespace; false at the end of the text.
+  bool skipSpace() {
+    while (i_ < t_.size() && (t_[i_] == ' ' || t_[i_] == '\n' || t_[i_] == '\r' || t_[i_] == '\t')) ++i_;
+    return i_ < t_.size();
+  }
+
+  // A key without escapes or control characters (which the skeleton can copy as it is).
+  bool plainKey(std::string_view& key) {
+    if (t_[i_] != '"') return false;
+    const size_t from = ++i_;
+    while (i_ < t_.size() && t_[i_] != '"') {
+      const auto c = static_cast<unsigned char>(t_[i_]);
+      if (c < 0x20 || c == '\\') return false;
+      ++i_;
+    }
+    if (i_ == t_.size()) return false;
+    key = t_.substr(from, i_ - from);
+    ++i_;
+    return true;
+  }
+
+  // Past the string that starts at i_ (its quote): the next quote not escaped by an odd run
+  // of backslashes, found with memchr (strings are most of a graph's bytes).
+  bool skipString() {
+    const char* data = t_.data();
+    const char* start = data + i_ + 1;
+    const char* end = data + t_.size();
+    for (const char* p = start; p < end;) {
+      const auto* quote = static_cast<const char*>(std::memchr(p, '"', static_cast<size_t>(end - p)));
+      if (!quote) return false;
+      size_t backslashes = 0;
+      for (const char* b = quote; b > start && b[-1] == '\\'; --b) ++backslashes;
+      if (backslashes % 2 == 0) {
+        i_ = static_cast<size_t>(quote + 1 - data);
+        return true;
+      }
+      p = quote + 1;
+    }
+    return false;
+  }
+
+  // Past the value that starts at i_: an object or array to its matching bracket (brackets in
+  // strings do not count; whether the brackets pair up by kind is the parser's to check), a
+  // string, or a scalar to the next separator.
+  bool skipValue() {
+    const char c = t_[i_];
+    if (c == '"') return skipString();
+    if (c != '{' && c != '[') {
+      while (i_ < t_.size() && !kEndsScalar[static_cast<unsigned char>(t_[i_])]) ++i_;
+      return true;
+    }
+    size_t depth = 0;
+    while (i_ < t_.size()) {
+      while (i_ < t_.size() && !kBracketOrQuote[static_cast<unsigned char>(t_[i_])]) ++i_;
+      if (i_ == t_.size()) break;
+      const char d = t_[i_];
+      if (d == '"') {
+        if (!skipString()) return false;
+        continue;
+      }
+      if (d == '{' || d == '[') {
+        ++depth;
+      } else if (--depth == 0) {
+        ++i_;
+        return true;
+      }
+      ++i_;
+    }
+    return false;
+  }
+
+  // The node list: objects separated by commas.
+  bool nodeList(std::vector<std::string_view>& nodes) {
+    if (t_[i_] != '[') return false;
+    ++i_;
+    if (!skipSpace()) return false;
+    if (t_[i_] == ']') {
+      ++i_;
+      return true;
+    }
+    for (;;) {
+      if (t_[i_] != '{') return false;
+      const size_t from = i_;
+      if (!skipValue()) return false;
+      nodes.push_back(t_.substr(from, i_ - from));
+      if (!skipSpace()) return false;
+      if (t_[i_] == ']') {
+        ++i_;
+        return true;
+      }
+      if (t_[i_] != ',') return false;
+      ++i_;
+      if (!skipSpace()) return false;
+    }
+  }
+
+  std::string_view t_;
+  size_t i_ = 0;
+};
+
+}  // namespace
+
+bool readGraphStreamed(std::string_view text, const std::string& displayName, GraphReadResult& r) {
+  Layout layout;
+  if (!LayoutScanner(text).scan(layout)) return false;
+  GraphReadResult out;
+  graphschema::Reader<jsonview::Simdjson> reader(displayName, out);
+  {
+    simdjson::dom::parser parser;
+    simdjson::dom::element root;
+    if (parser.parse(layout.skeleton).get(root) != simdjson::SUCCESS) return false;
+    reader.read(jsonview::Simdjson(root));
+    if (!out.errors.empty()) return false;
+  }
+  reader.reserveStreamedNodes(layout.nodes.size());
+  // Nodes are parsed in batches of consecutive nodes, about kBatchBytes of text each: the text
+  // from the first node's '{' to the last one's '}' (the commas between them are the file's),
+  // copied between brackets so that it is one JSON array. Small enough that the batch's DOM is
+  // still in cache when the walk reads it; large enough that a parse call per node (a fixed
+  // cost each, a fifth of the reading of a small graph) is not paid. One parser for all: its
+  // buffers grow to the largest batch and are reused.
+  constexpr size_t kBatchBytes = 64 * 1024;
+  simdjson::dom::parser parser;
+  std::string batch;
+  for (size_t first = 0; first < layout.nodes.size();) {
+    const char* from = layout.nodes[first].data();
+    size_t last = first;
+    while (last + 1 < layout.nodes.size() &&
+           static_cast<size_t>(layout.nodes[last + 1].data() + layout.nodes[last + 1].size() - from) <= kBatchBytes)
+      ++last;
+    const char* to = layout.nodes[last].data() + layout.nodes[last].size();
+    batch.assign(1, '[');
+    batch.append(from, to).push_back(']');
+    simdjson::dom::array nodes;
+    if (parser.parse(batch).get(nodes) != simdjson::SUCCESS || nodes.size() != last - first + 1) return false;
+    size_t index = first;
+    for (simdjson::dom::element node : nodes) {
+      reader.readStreamedNode(index++, jsonview::Simdjson(node));
+      if (!out.errors.empty()) return false;
+    }
+    first = last + 1;
+  }
+  reader.finishStreamedNodes();
+  if (!out.errors.empty() || !out.graph.verify().isOk()) return false;
+  r = std::move(out);
+  return true;
+}
+
+}  // namespace qnnrules

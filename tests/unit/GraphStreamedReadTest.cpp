@@ -1,0 +1,101 @@
+// Node-by-node reading (engine/src/io/GraphStreamedRead.h) against reading the whole document:
+// the same status, errors and graph for every JSON file of the tree and for the layouts the
+// first pass must get right (keys in any order, brackets and quotes inside strings, escapes,
+// whitespace, empty and malformed node lists, text after the root).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "qnnrules/io/GraphReader.h"
+#include "qnnrules/io/GraphWriter.h"
+
+namespace qnnrules {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Everything a reading produces, as text: status, every error with its JSON pointer, and the
+// graph written back when it was read.
+std::string outcome(const GraphReadResult& r) {
+  std::string s = r.status.toString() + "\n";
+  for (const Diagnostic& d : r.errors) s += d.port + ": " + d.message + " / " + d.expected + " / " + d.actual + "\n";
+  if (r.ok()) s += writeGraphText(r.graph);
+  return s;
+}
+
+GraphReadOptions wholeDocument() {
+  GraphReadOptions o;
+  o.nodeByNode = false;
+  return o;
+}
+
+TEST(GraphStreamedRead, EveryJsonFileOfTheTreeReadsAsTheWholeDocumentDoes) {
+  size_t files = 0, graphs = 0;
+  for (const char* dir : {"tests", "examples"}) {
+    for (const auto& e : fs::recursive_directory_iterator(fs::path(QNNRULES_SOURCE_DIR) / dir)) {
+      if (!e.is_regular_file() || e.path().extension() != ".json") continue;
+      const GraphReadResult byNode = readGraphFile(e.path());
+      EXPECT_EQ(outcome(byNode), outcome(readGraphFile(e.path(), wholeDocument()))) << e.path();
+      ++files;
+      graphs += byNode.ok();
+    }
+  }
+  // The tree holds over a hundred JSON files, valid graphs among them (goldens, examples).
+  EXPECT_GT(files, 100u);
+  EXPECT_GT(graphs, 50u) << graphs;
+}
+
+const std::string kNode =
+    R"({"name": "x", "kind": "input", "outputs": [{"dtype": "float32", "shape": [1, 4],
+        "qspec": {"dtype": "uint8", "quant_min": 0, "quant_max": 255, "scale": 0.5, "zero_point": 3}}]})";
+const std::string kRelu =
+    R"({"name": "r", "kind": "call", "target": "aten.relu.default", "args": [{"ref": "x"}],
+        "outputs": [{"dtype": "float32", "shape": [1, 4], "qspec": {"shared_with": {"node": "x"}}}]})";
+
+class Layouts : public ::testing::TestWithParam<std::pair<const char*, std::string>> {};
+
+TEST_P(Layouts, ReadAsTheWholeDocumentDoes) {
+  const std::string& text = GetParam().second;
+  const GraphReadResult byNode = readGraphText(text, "g.json");
+  EXPECT_EQ(outcome(byNode), outcome(readGraphText(text, "g.json", wholeDocument())));
+}
+
+std::string head(const std::string& rest) { return R"({"format": "qnnrules-graph", "version": 1, )" + rest; }
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, Layouts,
+    ::testing::Values(
+        std::pair{"plain", head(R"("name": "g", "nodes": [)" + kNode + "," + kRelu + "]}")},
+        std::pair{"nodes_first", R"({"nodes": [)" + kNode + R"(], "version": 1, "format": "qnnrules-graph"})"},
+        std::pair{"empty_nodes", head(R"("nodes": []})")},
+        std::pair{"whitespace", "\t\r\n" + head("\n\"nodes\"\t:\r\n[ " + kNode + " ,\n" + kRelu + "\n]\n}\n\t")},
+        std::pair{"brackets_and_quotes_in_strings",
+                  head(R"("name": "g]}\"[{", "meta": {"a": ["]", "}", "\\", {"b": "\"}"}]}, "nodes": [)" + kNode + "]}")},
+        std::pair{"escaped_name_in_a_node",
+                  head(R"("nodes": [{"name": "x\"]}", "kind": "input", "outputs": [{"dtype": "float32"}]}]})")},
+        std::pair{"escaped_root_key", head(R"("n\u006fdes": [)" + kNode + "]}")},
+        std::pair{"duplicate_nodes_key", head(R"("nodes": [], "nodes": [)" + kNode + "]}")},
+        std::pair{"unknown_root_key", head(R"("extra": [1, {"x": null}], "nodes": [)" + kNode + "]}")},
+        std::pair{"node_not_an_object", head(R"("nodes": [)" + kNode + ", 7]}")},
+        std::pair{"trailing_comma", head(R"("nodes": [)" + kNode + ",]}")},
+        std::pair{"missing_comma", head(R"("nodes": [)" + kNode + kRelu + "]}")},
+        std::pair{"unbalanced_node", head(R"("nodes": [{"name": "x", "kind": "input"]})")},
+        std::pair{"text_after_the_root", head(R"("nodes": [)" + kNode + "]} x")},
+        std::pair{"second_root", head(R"("nodes": []} {})")},
+        std::pair{"truncated", head(R"("nodes": [)" + kNode.substr(0, 40))},
+        std::pair{"nodes_not_a_list", head(R"("nodes": {"a": 1}})")},
+        std::pair{"number_beyond_double_in_a_node",
+                  head(R"("nodes": [{"name": "x", "kind": "input", "outputs": [{"dtype": "float32", "shape": [1e400]}]}]})")},
+        std::pair{"forward_shared_reference", head(R"("nodes": [)" + kRelu + "," + kNode + "]}")},
+        std::pair{"duplicate_key_in_a_node",
+                  head(R"("nodes": [{"name": "x", "name": "y", "kind": "input"}]})")},
+        std::pair{"bom", "\xEF\xBB\xBF" + head(R"("nodes": []})")},
+        std::pair{"invalid_utf8_in_a_node",
+                  head("\"nodes\": [{\"name\": \"\xC3\x28\", \"kind\": \"input\"}]}")},
+        std::pair{"scalar_root", std::string("17")}),
+    [](const auto& param) { return std::string(param.param.first); });
+
+}  // namespace
+}  // namespace qnnrules
