@@ -25,10 +25,12 @@ try:
     bad = None
 except qnnrules.ValidationError as e:
     bad = sorted({(d.code, d.node) for d in e.errors})
+# The .pt2 and ONNX readers are modules loaded on first use; the wheel carries them.
+modules = {os.path.basename(p): len(qnnrules.Graph.from_file(p)) for p in sys.argv[4:]}
 print(json.dumps({
     "file": qnnrules.__file__, "version": qnnrules.__version__, "rules": str(engine.search_path[0]),
     "typed": sorted(f for f in os.listdir(os.path.dirname(qnnrules.__file__)) if f.endswith((".pyi", ".typed"))),
-    "ok_errors": ok.error_count, "ok_checked": ok.nodes_checked, "bad": bad,
+    "ok_errors": ok.error_count, "ok_checked": ok.nodes_checked, "bad": bad, "modules": modules,
 }))
 """
 
@@ -65,7 +67,8 @@ def test_pip_install_builds_a_package_that_works_from_anywhere(tmp_path):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     run = subprocess.run([sys.executable, "-c", CHECK, str(site), str(ROOT / "examples" / "tiny_cnn_8a8w.json"),
-                          str(ROOT / "examples" / "violations.json")],
+                          str(ROOT / "examples" / "violations.json"), str(ROOT / "tests" / "data" / "pt2" / "float.pt2"),
+                          str(ROOT / "tests" / "data" / "onnx" / "conv_8a8w.onnx")],
                          cwd=elsewhere, env=clean_env(PYTHONPATH=str(site)), capture_output=True, text=True,
                          check=False)
     assert run.returncode == 0, run.stdout + run.stderr
@@ -76,3 +79,4 @@ def test_pip_install_builds_a_package_that_works_from_anywhere(tmp_path):
     assert got["typed"] == ["_qnnrules.pyi", "py.typed"]
     assert got["ok_errors"] == 0 and got["ok_checked"] > 0
     assert ["fixed-scale", "gate"] in got["bad"] and ["no-rule", "mystery"] in got["bad"]
+    assert got["modules"]["float.pt2"] > 0 and got["modules"]["conv_8a8w.onnx"] > 0, got["modules"]

@@ -29,13 +29,16 @@ using ojson = nlohmann::ordered_json;  // listings keep their keys in the order 
 
 void printJson(const ojson& j) { std::cout << j.dump(2, ' ', false, ojson::error_handler_t::replace) << "\n"; }
 
-// The graph of a finished run, kept until the process exits and never destroyed: tearing down
-// a large graph (millions of frees, then unmapping their pages) costs CPU and changes nothing,
-// since the process ends right after (as clang's -disable-free keeps its AST). Held by a
-// global, so it stays reachable and leak checkers do not report it.
-const std::shared_ptr<const qnnrules::Graph>* keptGraph = nullptr;
-void keepUntilExit(std::shared_ptr<const qnnrules::Graph> graph) {
-  if (graph && !keptGraph) keptGraph = new std::shared_ptr<const qnnrules::Graph>(std::move(graph));
+// The run's report (with its graph and diagnostics), kept until the process exits and never
+// destroyed: tearing down a large graph and a million diagnostics (millions of frees, then
+// unmapping their pages) costs CPU and changes nothing, since the process ends right after (as
+// clang's -disable-free keeps its AST). Held by a global, so it stays reachable and leak
+// checkers do not report it.
+const qnnrules::RunReport* keptReport = nullptr;
+const qnnrules::RunReport& keepUntilExit(qnnrules::RunReport report) {
+  auto* kept = new qnnrules::RunReport(std::move(report));
+  keptReport = kept;
+  return *kept;
 }
 
 int listRules(const qnnrules::Engine& engine, const std::string& format) {
@@ -99,8 +102,7 @@ int run(const CliOptions& o) {
   if (engine.ok() && o.listRules) return listRules(engine, o.format);
   if (engine.ok() && o.listSocs) return listSocs(engine, o.format);
 
-  qnnrules::RunReport report = engine.run(runOptions(o));
-  keepUntilExit(report.graph);
+  const qnnrules::RunReport& report = keepUntilExit(engine.run(runOptions(o)));
   if (!report.ok()) {
     // Stopped before validating: the JSON or SARIF error on stdout, the errors on stderr; exit 2.
     if (o.format != "text") std::cout << render(o, report);
