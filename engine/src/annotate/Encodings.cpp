@@ -308,7 +308,7 @@ void Encoder::run() {
     gr.enc.bitwidth = pt.bitwidth;
     gr.enc.encoding = *pt.encoding;
     if (!root->scales.empty()) {  // fixed qparams, or calibrated already
-      gr.enc.scales = root->scales;
+      gr.enc.scales = root->scales.toVector();
       for (size_t i = 0; i < root->scales.size(); ++i)
         gr.enc.offsets.push_back(-(root->zeroPoints.empty() ? 0 : root->zeroPoints[std::min(i, root->zeroPoints.size() - 1)]));
       if (isPerChannel(root->qscheme)) gr.enc.axis = root->chAxis.value_or(0);

@@ -20,7 +20,7 @@ std::string_view stripTorchPrefix(std::string_view s) {
   return s.substr(0, kPrefix.size()) == kPrefix ? s.substr(kPrefix.size()) : s;
 }
 
-ZeroPointRange scanZeroPoints(const std::vector<int64_t>& zps) {
+ZeroPointRange scanZeroPoints(const InlineVector<int64_t>& zps) {
   ZeroPointRange r{std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min()};
   for (int64_t z : zps) {
     r.min = std::min(r.min, z);

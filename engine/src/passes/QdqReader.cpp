@@ -148,7 +148,7 @@ std::optional<QuantSpec> specOf(const Graph& g, const Node& n, QdqLayout layout,
   }
   const Argument* scale = argAt(n, at.scale, at.scaleKw);
   const Argument* zp = argAt(n, at.zeroPoint, at.zeroPointKw);
-  auto collect = [](const Argument* a, std::vector<double>& out) {
+  auto collect = [](const Argument* a, auto& out) {
     if (!a) return;
     if (a->kind == Argument::Kind::kList) {
       for (const Argument& e : a->list)

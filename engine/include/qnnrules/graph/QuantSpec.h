@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "qnnrules/core/InlineVector.h"
+
 namespace qnnrules {
 
 // Storage dtypes as PyTorch names them (torch.uint8 -> kUInt8 ...).
@@ -56,8 +58,9 @@ struct QuantSpec {
   QScheme qscheme = QScheme::kPerTensorAffine;
   std::optional<int32_t> chAxis;
   std::vector<int64_t> blockSize;    // non-empty => block-wise (LPBQ)
-  std::vector<double> scales;        // empty until calibrated; one per channel when per-channel
-  std::vector<int64_t> zeroPoints;   // PyTorch convention (QNN offset = -zero_point)
+  // One value inline (InlineVector.h): a per-tensor spec allocates nothing for them.
+  InlineVector<double> scales;       // empty until calibrated; one per channel when per-channel
+  InlineVector<int64_t> zeroPoints;  // PyTorch convention (QNN offset = -zero_point)
 
   // The smallest and largest zero point, recorded by whoever fills zeroPoints while it touches
   // them anyway (graph reader, QDQ fold: recordZeroPointRange), so that validating a block-wise
