@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "qnnrules/io/GraphReader.h"
+#include "TestUtil.h"
 #include "qnnrules/io/GraphWriter.h"
 
 namespace qnnrules {
@@ -95,6 +96,36 @@ INSTANTIATE_TEST_SUITE_P(
         std::pair{"invalid_utf8_in_a_node",
                   head("\"nodes\": [{\"name\": \"\xC3\x28\", \"kind\": \"input\"}]}")},
         std::pair{"scalar_root", std::string("17")}),
+    [](const auto& param) { return std::string(param.param.first); });
+
+// A graph file of more than 16 MB: node-by-node reading gives back the text it has read, and
+// when an error turns up after that, reads the file again for the whole-document reading.
+std::string largeGraph(const std::string& lastNode) {
+  std::string text = head(R"("nodes": [)" + kNode);
+  for (int i = 0; text.size() < (size_t{17} << 20); ++i)
+    text += R"(, {"name": "r)" + std::to_string(i) + R"(", "kind": "call", "target": "aten.relu.default", "args": [{"ref": ")" +
+            (i == 0 ? std::string("x") : "r" + std::to_string(i - 1)) +
+            R"(", "qspec": {"dtype": "uint8", "quant_min": 0, "quant_max": 255, "scale": 0.5, "zero_point": 3}}],
+            "outputs": [{"dtype": "float32", "shape": [1, 4], "qspec": {"shared_with": {"node": "x"}}}]})";
+  return text + lastNode + "]}";
+}
+
+class LargeFiles : public ::testing::TestWithParam<std::pair<const char*, std::string>> {};
+
+TEST_P(LargeFiles, ReadAsTheWholeDocumentDoesAfterTheTextWasGivenBack) {
+  testing::TempDir dir;
+  const fs::path file = dir.write("large.json", largeGraph(GetParam().second));
+  const GraphReadResult byNode = readGraphFile(file);
+  EXPECT_EQ(outcome(byNode), outcome(readGraphFile(file, wholeDocument())));
+  EXPECT_EQ(byNode.ok(), std::string(GetParam().first) == "valid") << byNode.status.toString();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, LargeFiles,
+    ::testing::Values(std::pair{"valid", std::string()},
+                      std::pair{"unknown_reference_at_the_end",
+                                std::string(R"(, {"name": "z", "kind": "call", "target": "aten.relu.default", "args": [{"ref": "nowhere"}]})")},
+                      std::pair{"malformed_at_the_end", std::string(R"(, {"name": "z", "kind": })")}),
     [](const auto& param) { return std::string(param.param.first); });
 
 }  // namespace

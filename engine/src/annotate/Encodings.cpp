@@ -160,7 +160,7 @@ bool Encoder::observe(const QuantSpec& spec, const Range& range, TensorEncoding&
       return false;
     }
     const size_t channels = range.lo.size() / blocks;
-    e.blockSize = spec.blockSize;
+    e.blockSize = spec.blockSize.toVector();
     e.blockScaleBitwidth = 4;
     e.axis = spec.chAxis.value_or(0);
     for (size_t c = 0; c < channels; ++c) {

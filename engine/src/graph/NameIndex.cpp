@@ -14,9 +14,9 @@ void NameIndex::grow(size_t capacity) {
   std::vector<Slot> old = std::move(slots_);
   slots_.assign(capacity, Slot{});
   for (const Slot& s : old) {
-    if (!s.used) continue;
+    if (!s.used()) continue;
     size_t at = s.hash & mask();
-    while (slots_[at].used) at = (at + 1) & mask();
+    while (slots_[at].used()) at = (at + 1) & mask();
     slots_[at] = s;
   }
 }

@@ -5,12 +5,14 @@
 #include "qnnrules/io/OnnxReader.h"
 
 #include <algorithm>
+#include <functional>
 #include <fstream>
 #include <memory>
 
 #include "GraphParseError.h"
 #include "GraphSchemaReader.h"
 #include "GraphStreamedRead.h"
+#include "PaddedText.h"
 #include "JsonText.h"
 #include "JsonValue.h"
 #include "qnnrules/io/Pt2Reader.h"
@@ -43,19 +45,40 @@ void readDocument(const V& root, const std::string& displayName, GraphReadResult
   }
 }
 
-// A file's bytes with simdjson::SIMDJSON_PADDING readable bytes after them, allocated without
-// being initialised first (the read writes every byte; the padding is set once).
-struct PaddedText {
-  std::unique_ptr<char[]> bytes;
-  size_t length = 0;
-  std::string_view view() const { return {bytes.get(), length}; }
-};
+// Reads the file `path` into `text` (PaddedText.h): one read of the size stat reported (a
+// file that shrank meanwhile reads shorter), or the whole stream when the size is unknown
+// (kUnknownSize).
+constexpr uintmax_t kUnknownSize = UINTMAX_MAX;
+Status readFileInto(const std::filesystem::path& path, uintmax_t size, PaddedText& text) {
+  const std::string name = path.string();
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status(StatusCode::kIoError, name + ": cannot be read", name);
+  auto noMemory = [&](size_t n) {
+    return Status(StatusCode::kLimitExceeded, name + ": no memory for its " + std::to_string(n) + " bytes", name);
+  };
+  if (size != kUnknownSize) {
+    if (!text.allocate(static_cast<size_t>(size))) return noMemory(static_cast<size_t>(size));
+    in.read(text.data(), static_cast<std::streamsize>(size));
+    text.setLength(static_cast<size_t>(in.gcount()));
+    if (in.eof()) in.clear(in.rdstate() & ~(std::ios::eofbit | std::ios::failbit));
+  } else {
+    std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!text.allocate(all.size())) return noMemory(all.size());
+    std::copy(all.begin(), all.end(), text.data());
+  }
+  if (in.bad()) return Status(StatusCode::kIoError, name + ": read error", name);
+  return Status::ok();
+}
+
+// Files from this size on give back the pages of text the node-by-node reading has read.
+constexpr size_t kReleaseTextFrom = size_t{16} << 20;
 
 // `text` must have simdjson::SIMDJSON_PADDING readable bytes after its end when `padded`.
 // When `owner` holds the text, it is released as soon as the DOM is built: the schema walk
 // reads the DOM only, so the file's bytes need not stay resident next to the Graph.
 GraphReadResult readText(std::string_view text, bool padded, const std::string& displayName,
-                         const GraphReadOptions& options, PaddedText* owner = nullptr) {
+                         const GraphReadOptions& options, PaddedText* owner = nullptr,
+                         const std::function<Status(PaddedText&)>& reload = {}) {
   GraphReadResult r;
   if (text.size() > options.maxFileBytes) {
     r.status = Status(StatusCode::kLimitExceeded,
@@ -85,7 +108,8 @@ GraphReadResult readText(std::string_view text, bool padded, const std::string& 
     return r;
   }
   // Node by node when the file is well formed (GraphStreamedRead.h); any error, and the
-  // whole document is read below, whose errors are the ones reported.
+  // whole document is read below, whose errors are the ones reported. A large file's text is
+  // given back as it is read, and read again from the file if the whole document is needed.
   simdjson::padded_string copy;
   if (options.nodeByNode) {
     if (!padded) {
@@ -93,9 +117,19 @@ GraphReadResult readText(std::string_view text, bool padded, const std::string& 
       text = copy;
       padded = true;
     }
-    if (readGraphStreamed(text, displayName, r)) {
-      if (owner) *owner = PaddedText();
+    std::function<void(size_t)> consumed;
+    if (owner && reload && text.size() >= kReleaseTextFrom)
+      consumed = [owner](size_t offset) { owner->releaseBefore(offset); };
+    if (readGraphStreamed(text, displayName, r, consumed)) {
+      if (owner) owner->reset();
       return r;
+    }
+    if (owner && owner->released() > 0) {
+      if (Status st = reload(*owner); !st.isOk()) {
+        r.status = st;
+        return r;
+      }
+      text = owner->view();
     }
   }
   // The document lives apart from the parser so that the parser's structural index (4 bytes
@@ -114,7 +148,7 @@ GraphReadResult readText(std::string_view text, bool padded, const std::string& 
       r.status = malformedJson(text, displayName, simdjson::error_message(err));
     return r;
   }
-  if (owner) *owner = PaddedText();
+  if (owner) owner->reset();
   readDocument(jsonview::Simdjson(root), displayName, r);
   return r;
 }
@@ -181,36 +215,27 @@ GraphReadResult readGraphFile(const std::filesystem::path& path, const GraphRead
                       name);
     return r;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    r.status = Status(StatusCode::kIoError, name + ": cannot be read", name);
-    return r;
-  }
-  // One read into a buffer with simdjson's padding after the text, so the parser needs no
-  // copy. The size is the one stat reported; a file that shrank meanwhile reads shorter.
+  // One read into a buffer with simdjson's padding after the text, so the parser needs no copy.
   PaddedText text;
-  if (!ec) {
-    text.bytes.reset(new char[static_cast<size_t>(size) + simdjson::SIMDJSON_PADDING]);
-    in.read(text.bytes.get(), static_cast<std::streamsize>(size));
-    text.length = static_cast<size_t>(in.gcount());
-    if (in.eof()) in.clear(in.rdstate() & ~(std::ios::eofbit | std::ios::failbit));
-  } else {
-    std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    text.bytes.reset(new char[all.size() + simdjson::SIMDJSON_PADDING]);
-    std::copy(all.begin(), all.end(), text.bytes.get());
-    text.length = all.size();
-  }
-  std::fill_n(text.bytes.get() + text.length, simdjson::SIMDJSON_PADDING, ' ');
-  if (in.bad()) {
-    r.status = Status(StatusCode::kIoError, name + ": read error", name);
+  if (Status st = readFileInto(path, ec ? kUnknownSize : size, text); !st.isOk()) {
+    r.status = st;
     return r;
   }
-  if (text.length == 0) {
+  if (text.size() == 0) {
     r.status = Status(StatusCode::kParseError, name + ": the file is empty (expected a JSON graph)", name);
     return r;
   }
   if (std::optional<GraphReadResult> onnx = readIfOnnx(text.view(), name)) return std::move(*onnx);
-  return readText(text.view(), /*padded=*/true, name, options, &text);
+  // The whole document is needed after node-by-node reading gave back part of the text: the
+  // same file read again, which must still have the same size.
+  const size_t length = text.size();
+  auto reload = [&path, &name, length](PaddedText& t) {
+    if (Status st = readFileInto(path, length, t); !st.isOk()) return st;
+    if (t.size() != length)
+      return Status(StatusCode::kIoError, name + ": the file changed while it was being read", name);
+    return Status::ok();
+  };
+  return readText(text.view(), /*padded=*/true, name, options, &text, reload);
 }
 
 }  // namespace qnnrules

@@ -178,7 +178,8 @@ class LayoutScanner {
 
 }  // namespace
 
-bool readGraphStreamed(std::string_view text, const std::string& displayName, GraphReadResult& r) {
+bool readGraphStreamed(std::string_view text, const std::string& displayName, GraphReadResult& r,
+                       const std::function<void(size_t)>& consumed) {
   Layout layout;
   if (!LayoutScanner(text).scan(layout)) return false;
   GraphReadResult out;
@@ -209,6 +210,7 @@ bool readGraphStreamed(std::string_view text, const std::string& displayName, Gr
     const char* to = layout.nodes[last].data() + layout.nodes[last].size();
     batch.assign(1, '[');
     batch.append(from, to).push_back(']');
+    if (consumed) consumed(static_cast<size_t>(to - text.data()));  // the batch is a copy
     simdjson::dom::array nodes;
     if (parser.parse(batch).get(nodes) != simdjson::SUCCESS || nodes.size() != last - first + 1) return false;
     size_t index = first;

@@ -6,6 +6,7 @@
 // the graph reader (GraphReader.cpp).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -18,6 +19,9 @@ namespace qnnrules {
 // verified without any error. False, with `r` as it was, when anything is unusual or wrong:
 // the caller then reads the whole document, and only that reading's errors are ever reported,
 // so their messages, JSON pointers and order are the same whichever way a file is read.
-bool readGraphStreamed(std::string_view text, const std::string& displayName, GraphReadResult& r);
+// `consumed`, when set, is told after each batch of nodes the offset in `text` before which the
+// text will not be read again (the caller may give those pages back).
+bool readGraphStreamed(std::string_view text, const std::string& displayName, GraphReadResult& r,
+                       const std::function<void(size_t)>& consumed = {});
 
 }  // namespace qnnrules

@@ -180,7 +180,7 @@ std::optional<QuantSpec> specOf(const Graph& g, const Node& n, QdqLayout layout,
     if (n.args[0].tensor.output < in.outputs.size() && !in.outputs[n.args[0].tensor.output].shape.empty())
       rank = static_cast<int64_t>(in.outputs[n.args[0].tensor.output].shape.size());
   }
-  auto blockSizes = [&](const Argument* list, std::vector<int64_t>& out) {
+  auto blockSizes = [&](const Argument* list, auto& out) {
     if (!list || list->kind != Argument::Kind::kList) return true;
     for (const Argument& e : list->list) {
       if (e.kind != Argument::Kind::kInt) continue;

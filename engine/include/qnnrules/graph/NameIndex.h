@@ -22,8 +22,8 @@ class NameIndex {
   std::optional<uint32_t> find(std::string_view name, NameOf&& nameOf) const {
     if (slots_.empty()) return std::nullopt;
     const uint32_t hash = hashOf(name);
-    for (size_t at = hash & mask(); slots_[at].used; at = (at + 1) & mask())
-      if (slots_[at].hash == hash && nameOf(slots_[at].index) == name) return slots_[at].index;
+    for (size_t at = hash & mask(); slots_[at].used(); at = (at + 1) & mask())
+      if (slots_[at].hash == hash && nameOf(slots_[at].index()) == name) return slots_[at].index();
     return std::nullopt;
   }
 
@@ -33,9 +33,9 @@ class NameIndex {
     if ((count_ + 1) * 2 > slots_.size()) grow(slots_.empty() ? 16 : slots_.size() * 2);
     const uint32_t hash = hashOf(name);
     size_t at = hash & mask();
-    for (; slots_[at].used; at = (at + 1) & mask())
-      if (slots_[at].hash == hash && nameOf(slots_[at].index) == name) return slots_[at].index;
-    slots_[at] = {hash, index, true};
+    for (; slots_[at].used(); at = (at + 1) & mask())
+      if (slots_[at].hash == hash && nameOf(slots_[at].index()) == name) return slots_[at].index();
+    slots_[at] = {hash, index + 1};
     ++count_;
     return index;
   }
@@ -43,10 +43,13 @@ class NameIndex {
   size_t size() const { return count_; }
 
  private:
+  // 8 bytes: the index is stored plus one, so that 0 marks an empty slot (a graph has fewer
+  // than 2^32 - 1 names: indexes are uint32_t and a file is at most 1 GiB).
   struct Slot {
     uint32_t hash = 0;
-    uint32_t index = 0;
-    bool used = false;
+    uint32_t indexPlusOne = 0;
+    bool used() const { return indexPlusOne != 0; }
+    uint32_t index() const { return indexPlusOne - 1; }
   };
   static uint32_t hashOf(std::string_view name) {
     const size_t h = std::hash<std::string_view>{}(name);
