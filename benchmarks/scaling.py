@@ -6,7 +6,7 @@
 
 For each shape and size it generates the graph (make_stress_graph.py, make_decoder_graph.py)
 into --workdir (default: a temporary directory, so big files never land in the checkout),
-runs `qnn-validate FILE --soc SOC --format text` (CPU and peak RSS from wait4), and the bare
+runs `qnn-validate FILE --soc SOC --format text` (CPU from wait4, peak RSS from /usr/bin/time), and the bare
 simdjson parse of the same file (build/benchmarks/parse_floor), and prints:
 
   cpu s      user + system CPU of qnn-validate
@@ -19,9 +19,9 @@ simdjson parse of the same file (build/benchmarks/parse_floor), and prints:
 """
 import argparse
 import os
+import signal
 import subprocess
 import sys
-import signal
 import tempfile
 import time
 

@@ -14,7 +14,6 @@
 
 #include <exception>
 #include <iostream>
-#include <memory>
 
 #include "CliOptions.h"
 #include "OutputFiles.h"

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <string_view>
@@ -59,7 +60,7 @@ class PaddedText {
   // Gives back to the system the whole pages of text before `offset`; they read as zeros
   // afterwards (so whoever reads the text again must read the file again first: released()).
   void releaseBefore(size_t offset) {
-    static const size_t kPage = 4096;
+    static const auto kPage = static_cast<size_t>(sysconf(_SC_PAGESIZE));
     static const size_t kStep = size_t{1} << 20;  // a system call per megabyte, not per batch
     const size_t end = offset / kPage * kPage;
     if (end < released_ + kStep) return;

@@ -96,12 +96,6 @@ class InlineVector {
     }
     data()[size_++] = v;
   }
-  template <typename... Args>
-  T& emplace_back(Args&&... args) {
-    push_back(T(std::forward<Args>(args)...));
-    return back();
-  }
-  void pop_back() { --size_; }
   void resize(size_t n, const T& value = T()) {
     reserve(n);
     if (n > size_) std::fill(data() + size_, data() + n, value);
