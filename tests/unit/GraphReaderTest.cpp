@@ -49,7 +49,7 @@ TEST_P(GraphReaderParsers, ReadsNodesArgumentsOutputsAndSpecs) {
   ASSERT_EQ(g.nodes().size(), 4u);
   const Node& fc = g.node(2);
   EXPECT_EQ(g.target(fc), "aten.linear.default");
-  EXPECT_EQ(fc.modulePath, "head.fc");
+  EXPECT_EQ(r.graph.modulePath(fc), "head.fc");
   ASSERT_EQ(fc.args.size(), 8u);
   EXPECT_EQ(fc.args[0].kind, Argument::Kind::kTensor);
   EXPECT_EQ(fc.args[0].tensor.node, 0u);

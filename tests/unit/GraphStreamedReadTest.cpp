@@ -64,6 +64,25 @@ TEST_P(Layouts, ReadAsTheWholeDocumentDoes) {
 }
 
 std::string head(const std::string& rest) { return R"({"format": "qnnrules-graph", "version": 1, )" + rest; }
+// A list nested `levels` deep around one number.
+std::string nested(size_t levels) { return std::string(levels, '[') + "1" + std::string(levels, ']'); }
+// A call reading x with one more argument `extra` (root, nodes, node and args are 4 levels).
+std::string callWith(const std::string& extra) {
+  return R"({"name": "c", "kind": "call", "target": "aten.add.Tensor", "args": [{"ref": "x"}, )" + extra + "]}";
+}
+// Module paths (interned, the same path on consecutive and on distant nodes) and shared_with
+// references of every kind: to an earlier node, edges whose consumer is the node being read
+// or a later node, and names that are not nodes (resolved only once every node is known).
+const std::string kModulesAndShared = R"({"name": "x", "kind": "input", "module": "model.layers.0.self_attn",
+    "outputs": [{"dtype": "float32", "shape": [1, 4], "qspec": {"dtype": "uint8", "scale": 0.5, "zero_point": 3}}]},
+  {"name": "r", "kind": "call", "target": "aten.relu.default", "module": "model.layers.0.self_attn",
+    "args": [{"ref": "x", "qspec": {"shared_with": {"edge": ["x", "s"]}}}],
+    "outputs": [{"dtype": "float32", "shape": [1, 4], "qspec": {"shared_with": {"edge": ["x", "r"]}}}]},
+  {"name": "s", "kind": "call", "target": "aten.sigmoid.default", "module": "model.layers.0.mlp",
+    "args": [{"ref": "x", "qspec": {"shared_with": {"node": "x", "output": 0}}}],
+    "outputs": [{"dtype": "float32", "shape": [1, 4], "qspec": {"shared_with": {"node": "r"}}}]},
+  {"name": "t", "kind": "call", "target": "aten.relu.default", "module": "model.layers.0.self_attn",
+    "args": [{"ref": "s"}], "outputs": [{"dtype": "float32", "shape": [1, 4]}]})";
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, Layouts,
@@ -95,8 +114,49 @@ INSTANTIATE_TEST_SUITE_P(
         std::pair{"bom", "\xEF\xBB\xBF" + head(R"("nodes": []})")},
         std::pair{"invalid_utf8_in_a_node",
                   head("\"nodes\": [{\"name\": \"\xC3\x28\", \"kind\": \"input\"}]}")},
-        std::pair{"scalar_root", std::string("17")}),
+        std::pair{"scalar_root", std::string("17")},
+        std::pair{"nesting_at_the_limit_in_a_node", head(R"("nodes": [)" + kNode + "," + callWith(nested(60)) + "]}")},
+        std::pair{"nesting_beyond_the_limit_in_a_node",
+                  head(R"("nodes": [)" + kNode + "," + callWith(nested(61)) + "]}")},
+        std::pair{"nesting_beyond_the_limit_outside_the_nodes",
+                  head(R"("meta": )" + nested(70) + R"(, "nodes": [)" + kNode + "]}")},
+        std::pair{"modules_and_shared_references", head(R"("nodes": [)" + kModulesAndShared + "]}")},
+        std::pair{"shared_edge_to_an_unknown_consumer",
+                  head(R"("nodes": [)" + kNode + R"(, {"name": "r", "kind": "call", "target": "aten.relu.default",
+                       "args": [{"ref": "x"}], "outputs": [{"dtype": "float32",
+                       "qspec": {"shared_with": {"edge": ["x", "nowhere"]}}}]}]})")},
+        std::pair{"shared_edge_with_an_empty_consumer",
+                  head(R"("nodes": [)" + kNode + R"(, {"name": "r", "kind": "call", "target": "aten.relu.default",
+                       "args": [{"ref": "x"}], "outputs": [{"dtype": "float32",
+                       "qspec": {"shared_with": {"edge": ["x", ""]}}}]}]})")},
+        std::pair{"escaped_backslash_before_a_quote",
+                  head(R"("nodes": [{"name": "x\\", "kind": "input", "module": "a\\]", "outputs": [{"dtype": "float32"}]}]})")},
+        std::pair{"brackets_in_strings_across_16_byte_blocks",
+                  head(R"("nodes": [{"name": "x]]]]]]]]]]]]]]]]]]]]}}}}}}}}}}}}}}}}}}}}[[[[[[[[[[{{{{{{{{\"]", "kind": "input",
+                       "module": "\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\", "outputs": [{"dtype": "float32"}]}]})")}),
     [](const auto& param) { return std::string(param.param.first); });
+
+// The references node-by-node reading resolves as it reads (PendingShared) point where the
+// whole document's do, and the module paths are interned once each.
+TEST(GraphStreamedRead, ResolvesSharedReferencesAndInternsModulesAsItReads) {
+  const GraphReadResult r = readGraphText(head(R"("nodes": [)" + kModulesAndShared + "]}"), "g.json");
+  ASSERT_TRUE(r.ok()) << r.status.message();
+  const Graph& g = r.graph;
+  EXPECT_EQ(g.modules(), (std::vector<std::string>{"model.layers.0.self_attn", "model.layers.0.mlp"}));
+  EXPECT_EQ(g.modulePath(g.node(3)), "model.layers.0.self_attn");
+  const SharedRef& edgeToLater = *g.node(1).args[0].qspec->sharedWith;  // ["x", "s"]
+  EXPECT_EQ(edgeToLater.kind, SharedRef::Kind::kEdge);
+  EXPECT_EQ(edgeToLater.node, 0u);
+  EXPECT_EQ(edgeToLater.consumer, 2u);
+  EXPECT_EQ(edgeToLater.arg, 0u);
+  const SharedRef& edgeToSelf = *g.node(1).outputs[0].qspec->sharedWith;  // ["x", "r"]
+  EXPECT_EQ(edgeToSelf.kind, SharedRef::Kind::kEdge);
+  EXPECT_EQ(edgeToSelf.consumer, 1u);
+  const SharedRef& output = *g.node(2).args[0].qspec->sharedWith;  // {"node": "x", "output": 0}
+  EXPECT_EQ(output.kind, SharedRef::Kind::kNodeOutput);
+  EXPECT_EQ(output.node, 0u);
+  EXPECT_EQ(g.node(2).outputs[0].qspec->sharedWith->node, 1u);  // {"node": "r"}
+}
 
 // A graph file of more than 16 MB: node-by-node reading gives back the text it has read, and
 // when an error turns up after that, reads the file again for the whole-document reading.

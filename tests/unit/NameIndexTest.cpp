@@ -49,5 +49,39 @@ TEST(NameIndex, GraphRejectsADuplicateNodeNameAndInternsTargetsOnce) {
   EXPECT_EQ(g.targets().size(), 2u);
 }
 
+// Module paths are interned like targets; the last path is answered without the index, which
+// must not change which id a path gets.
+TEST(NameIndex, GraphInternsModulePathsOnceAndVerifiesTheirIds) {
+  Graph g;
+  EXPECT_EQ(g.internModule(""), Node::kNoModule);
+  const uint32_t attn = g.internModule("model.layers.0.self_attn");
+  EXPECT_EQ(g.internModule("model.layers.0.self_attn"), attn);  // the last one
+  const uint32_t mlp = g.internModule("model.layers.0.mlp");
+  EXPECT_NE(mlp, attn);
+  EXPECT_EQ(g.internModule("model.layers.0.self_attn"), attn);  // through the index
+  EXPECT_EQ(g.internModule("model.layers.0.mlp"), mlp);
+  EXPECT_EQ(g.modules().size(), 2u);
+
+  Node x;
+  x.name = "x";
+  x.kind = NodeKind::kInput;
+  x.moduleId = mlp;
+  ASSERT_TRUE(g.addNode(x).isOk());
+  EXPECT_EQ(g.modulePath(g.node(0)), "model.layers.0.mlp");
+  EXPECT_TRUE(g.verify().isOk());
+  Node none;
+  none.name = "none";
+  none.kind = NodeKind::kInput;
+  ASSERT_TRUE(g.addNode(none).isOk());
+  EXPECT_EQ(g.modulePath(g.node(1)), "");
+  Node bad = none;
+  bad.name = "bad";
+  bad.moduleId = 7;
+  ASSERT_TRUE(g.addNode(bad).isOk());
+  const Status st = g.verify();
+  EXPECT_FALSE(st.isOk());
+  EXPECT_EQ(st.message(), "node 'bad' names a module path the graph does not have");
+}
+
 }  // namespace
 }  // namespace qnnrules

@@ -48,7 +48,7 @@ TEST(Pt2Reader, FloatGraphMapsLikeTheFxGraph) {
                        "conv2d:call:aten.conv2d.default", "relu:call:aten.relu.default",
                        "conv2d_1:call:aten.conv2d.default", "sigmoid:call:aten.sigmoid.default", "output:output:"}));
   const Node& conv = named(g, "conv2d");
-  EXPECT_EQ(conv.modulePath, "conv1");
+  EXPECT_EQ(g.modulePath(conv), "conv1");
   ASSERT_EQ(conv.args.size(), 5u);  // input, weight, bias (None), stride, padding: schema order
   EXPECT_EQ(refName(g, conv.args[0]), "x");
   EXPECT_EQ(refName(g, conv.args[1]), "p_conv1_weight");
@@ -59,7 +59,7 @@ TEST(Pt2Reader, FloatGraphMapsLikeTheFxGraph) {
   EXPECT_EQ(conv.outputs[0].dtype, ScalarType::kFloat32);
   EXPECT_EQ(conv.outputs[0].shape, (std::vector<int64_t>{1, 4, 8, 8}));
   EXPECT_EQ(named(g, "p_conv1_weight").outputs[0].shape, (std::vector<int64_t>{4, 3, 3, 3}));
-  EXPECT_EQ(named(g, "relu").modulePath, "");  // called in the root module's forward
+  EXPECT_EQ(g.modulePath(named(g, "relu")), "");  // called in the root module's forward
   const Node& out = named(g, "output");
   ASSERT_EQ(out.args.size(), 1u);
   ASSERT_EQ(out.args[0].kind, Argument::Kind::kList);

@@ -62,6 +62,28 @@ TEST(Qdq, FoldsQuantizeAndDequantizeIntoPortEncodings) {
   EXPECT_EQ(f.graph.node(node(f.graph, "output").args[0].list[0].tensor.node).name, "sig");
 }
 
+// The folded graph is a new Graph: its nodes' module paths are interned there again (a Q/DQ
+// node's path before them must not shift the ids).
+TEST(Qdq, FoldedNodesKeepTheirModulePaths) {
+  std::string text = qdqGraph("0.00390625");
+  auto withModule = [&](const std::string& node, const std::string& module) {
+    const std::string at = "{\"name\": \"" + node + "\", ";
+    const size_t pos = text.find(at);
+    ASSERT_NE(pos, std::string::npos) << node;
+    text.insert(pos + at.size(), "\"module\": \"" + module + "\", ");
+  };
+  withModule("q0", "quant");
+  withModule("conv", "features.0");
+  withModule("sig", "head");
+  QdqFoldResult f = foldQdq(readGraphJson(text));
+  ASSERT_TRUE(f.status.isOk());
+  EXPECT_EQ(f.graph.modulePath(node(f.graph, "conv")), "features.0");
+  EXPECT_EQ(f.graph.modulePath(node(f.graph, "sig")), "head");
+  EXPECT_EQ(f.graph.modulePath(node(f.graph, "x")), "");
+  EXPECT_EQ(f.graph.modules(), (std::vector<std::string>{"features.0", "head"}));
+  EXPECT_TRUE(f.graph.verify().isOk());
+}
+
 TEST(Qdq, SigmoidOutputScaleIsCheckedExactly) {
   QdqFoldResult bad = foldQdq(readGraphJson(qdqGraph("0.00392156862745098")));  // 1/255
   ValidationResult v = validateGraph(bad.graph, annotateRules(), soc("SM8650"));

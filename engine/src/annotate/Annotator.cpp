@@ -209,13 +209,17 @@ Annotator::Choice Annotator::choose(const Node& n) {
   };
   if (n.targetId != Node::kNoTarget)
     for (uint32_t i : targetOverrides_[n.targetId]) consider(i);
-  if (!n.modulePath.empty()) {
-    auto [it, fresh] = moduleMemo_.try_emplace(n.modulePath);
-    if (fresh)
+  if (n.moduleId != Node::kNoModule) {
+    // Module overrides are matched once per distinct module path (interned by the graph).
+    if (n.moduleId >= moduleMemo_.size()) moduleMemo_.resize(g_.modules().size());
+    std::optional<std::vector<uint32_t>>& memo = moduleMemo_[n.moduleId];
+    if (!memo) {
+      const std::string_view path = g_.modulePath(n);
+      memo.emplace();
       for (uint32_t i = 0; i < ovs.size(); ++i)
-        if (ovs[i].by == Override::By::kModule && RE2::PartialMatch(n.modulePath, *ovs[i].regex))
-          it->second.push_back(i);
-    for (uint32_t i : it->second) consider(i);
+        if (ovs[i].by == Override::By::kModule && RE2::PartialMatch(path, *ovs[i].regex)) memo->push_back(i);
+    }
+    for (uint32_t i : *memo) consider(i);
   }
   for (uint32_t i = 0; i < ovs.size(); ++i)
     if (ovs[i].by == Override::By::kNodeName && RE2::PartialMatch(n.name, *ovs[i].regex)) consider(i);

@@ -100,9 +100,9 @@ class Annotator {
   std::map<std::pair<const Rule*, const CompiledSelection*>, const CompiledSelection*> narrowed_;
   std::vector<std::unique_ptr<CompiledSelection>> narrowedSelections_;
   // Overrides: target overrides by target id (once per distinct target), module regex
-  // results memoized per distinct module path, node-name regexes run per node.
+  // results memoized per distinct module path (by module id), node-name regexes run per node.
   std::vector<std::vector<uint32_t>> targetOverrides_;
-  std::unordered_map<std::string, std::vector<uint32_t>> moduleMemo_;
+  std::vector<std::optional<std::vector<uint32_t>>> moduleMemo_;
   std::vector<const CompiledSelection*> overrideSel_;
   std::vector<size_t> overrideHits_;
   std::map<std::pair<uint32_t, uint32_t>, std::pair<size_t, std::string>> ties_;  // (loser, winner) -> count, node

@@ -71,6 +71,18 @@ uint32_t Graph::internTarget(std::string_view target) {
   return id;
 }
 
+// Consecutive nodes mostly belong to the same module: the last path interned is compared
+// first, which spares hashing the path again.
+uint32_t Graph::internModule(std::string_view path) {
+  if (path.empty()) return Node::kNoModule;
+  if (lastModule_ < modules_.size() && modules_[lastModule_] == path) return lastModule_;
+  const auto next = static_cast<uint32_t>(modules_.size());
+  const uint32_t id = moduleIndex_.insert(path, next, [&](uint32_t i) { return moduleName(i); });
+  if (id == next) modules_.emplace_back(path);
+  lastModule_ = id;
+  return id;
+}
+
 void Graph::reserve(size_t nodes) {
   nodes_.reserve(nodes);
   nodeIndex_.reserve(nodes);
@@ -118,6 +130,9 @@ Status Graph::verify() const {
     const Node& n = nodes_[i];
     if (n.kind == NodeKind::kCall && (n.targetId == Node::kNoTarget || n.targetId >= targets_.size()))
       return Status(StatusCode::kSchemaError, "node '" + n.name + "' is a call without a target", n.name);
+    if (n.moduleId != Node::kNoModule && n.moduleId >= modules_.size())
+      return Status(StatusCode::kSchemaError, "node '" + n.name + "' names a module path the graph does not have",
+                    n.name);
     Status st;
     auto checkArg = [&](const Argument& a, auto& self) -> void {
       if (!st.isOk()) return;

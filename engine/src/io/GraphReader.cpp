@@ -73,6 +73,21 @@ Status readFileInto(const std::filesystem::path& path, uintmax_t size, PaddedTex
 // Files from this size on give back the pages of text the node-by-node reading has read.
 constexpr size_t kReleaseTextFrom = size_t{16} << 20;
 
+// A document nested deeper than the limit is refused before it is parsed (a parser recursing
+// over it could exhaust the stack), with the line and column where it goes too deep.
+bool refuseExcessiveNesting(std::string_view text, const std::string& displayName, const GraphReadOptions& options,
+                            GraphReadResult& r) {
+  const size_t at = findExcessiveNesting(text, options.maxDepth);
+  if (at == std::string_view::npos) return false;
+  uint32_t line, column;
+  lineColumnOf(text, at, line, column);
+  r.status = Status(StatusCode::kLimitExceeded,
+                    displayName + ":" + std::to_string(line) + ":" + std::to_string(column) +
+                        ": JSON nested deeper than " + std::to_string(options.maxDepth) + " levels",
+                    displayName);
+  return true;
+}
+
 // `text` must have simdjson::SIMDJSON_PADDING readable bytes after its end when `padded`.
 // When `owner` holds the text, it is released as soon as the DOM is built: the schema walk
 // reads the DOM only, so the file's bytes need not stay resident next to the Graph.
@@ -87,16 +102,8 @@ GraphReadResult readText(std::string_view text, bool padded, const std::string& 
                       displayName);
     return r;
   }
-  if (size_t at = findExcessiveNesting(text, options.maxDepth); at != std::string_view::npos) {
-    uint32_t line, column;
-    lineColumnOf(text, at, line, column);
-    r.status = Status(StatusCode::kLimitExceeded,
-                      displayName + ":" + std::to_string(line) + ":" + std::to_string(column) +
-                          ": JSON nested deeper than " + std::to_string(options.maxDepth) + " levels",
-                      displayName);
-    return r;
-  }
   if (options.parser == JsonParser::kNlohmann) {
+    if (refuseExcessiveNesting(text, displayName, options, r)) return r;
     nlohmann::json root;
     try {
       root = nlohmann::json::parse(text);
@@ -107,8 +114,9 @@ GraphReadResult readText(std::string_view text, bool padded, const std::string& 
     readDocument(jsonview::Nlohmann(root), displayName, r);
     return r;
   }
-  // Node by node when the file is well formed (GraphStreamedRead.h); any error, and the
-  // whole document is read below, whose errors are the ones reported. A large file's text is
+  // Node by node when the file is well formed and within the nesting limit
+  // (GraphStreamedRead.h, whose scan checks the depth); any error, and the whole document is
+  // read below, whose errors are the ones reported. A large file's text is
   // given back as it is read, and read again from the file if the whole document is needed.
   simdjson::padded_string copy;
   if (options.nodeByNode) {
@@ -120,7 +128,7 @@ GraphReadResult readText(std::string_view text, bool padded, const std::string& 
     std::function<void(size_t)> consumed;
     if (owner && reload && text.size() >= kReleaseTextFrom)
       consumed = [owner](size_t offset) { owner->releaseBefore(offset); };
-    if (readGraphStreamed(text, displayName, r, consumed)) {
+    if (readGraphStreamed(text, options.maxDepth, displayName, r, consumed)) {
       if (owner) owner->reset();
       return r;
     }
@@ -132,6 +140,7 @@ GraphReadResult readText(std::string_view text, bool padded, const std::string& 
       text = owner->view();
     }
   }
+  if (refuseExcessiveNesting(text, displayName, options, r)) return r;
   // The document lives apart from the parser so that the parser's structural index (4 bytes
   // per JSON token) is freed with it before the walk, as is the text itself.
   simdjson::dom::document document;

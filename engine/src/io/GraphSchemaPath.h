@@ -3,6 +3,8 @@
 // until every node is known.
 #pragma once
 
+#include "qnnrules/core/InlineVector.h"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -88,14 +90,23 @@ struct PathScope {
 // spec lives (node, section, index path) rather than a pointer, since specs move while a node
 // is being built.
 enum class Section : uint8_t { kArgs, kKwargs, kOutputs };
+//
+// A graph has one of these per shared port (a million in a large decoder), all alive until the
+// last node is read, so reading node by node keeps them small: it resolves names to nodes as it
+// reads them when it can (the producer read before, the consumer the node being read), and
+// keeps no JSON pointer (an error there makes the whole document be read, which reports it).
 struct PendingShared {
+  static constexpr uint32_t kByName = UINT32_MAX;  // not resolved yet: look the name up
   uint32_t node = 0;
   Section section = Section::kArgs;
-  std::vector<size_t> where;  // argument index, then list element indices; or the output index
-  std::vector<Path::Part> pointer;  // where it was written, for messages (views into the document)
-  std::string producer;
-  std::string consumer;       // empty: a node-output reference
+  bool edge = false;           // an edge reference (producer -> consumer), else a node output
   uint32_t output = 0;
+  uint32_t producerIndex = kByName;
+  uint32_t consumerIndex = kByName;
+  InlineVector<size_t> where;  // argument index, then list element indices; or the output index
+  std::vector<Path::Part> pointer;  // where it was written, for messages (views into the document)
+  std::string producer;        // when producerIndex is kByName
+  std::string consumer;        // when an edge's consumerIndex is kByName
 };
 
 }  // namespace qnnrules::graphschema

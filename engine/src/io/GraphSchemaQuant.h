@@ -65,7 +65,22 @@ std::optional<QuantSpec> Reader<V>::readQSpec(const V& q) {
     p.node = self_;
     p.section = section_;
     p.where = where_;
-    p.pointer = path_.parts();
+    if (!streamed_) p.pointer = path_.parts();
+    // Node by node, a name already read is resolved now (PendingShared); the whole document
+    // resolves every name at the end, as its error messages expect.
+    auto resolveNow = [&](std::string_view name, uint32_t& index, std::string& byName) {
+      if (streamed_) {
+        if (name == currentNode_) {
+          index = self_;
+          return;
+        }
+        if (std::optional<uint32_t> found = out_.graph.findNode(name)) {
+          index = *found;
+          return;
+        }
+      }
+      byName = std::string(name);
+    };
     std::optional<V> node = sharedFields.get("node");
     std::optional<V> edge = sharedFields.get("edge");
     if (node.has_value() == edge.has_value()) {
@@ -75,9 +90,11 @@ std::optional<QuantSpec> Reader<V>::readQSpec(const V& q) {
     }
     if (node) {
       PathScope ns(path_, "node");
-      auto n = string(*node, "a node name");
-      if (!n) return std::nullopt;
-      p.producer = std::move(*n);
+      if (node->kind() != Kind::kString) {
+        wrongType("a node name", *node);
+        return std::nullopt;
+      }
+      resolveNow(node->str(), p.producerIndex, p.producer);
       if (std::optional<V> output = sharedFields.get("output")) {
         PathScope os(path_, "output");
         auto o = integer<uint32_t>(*output, 0, UINT32_MAX - 1, "an output index");
@@ -86,17 +103,21 @@ std::optional<QuantSpec> Reader<V>::readQSpec(const V& q) {
       }
     } else {
       PathScope es(path_, "edge");
-      std::vector<std::string> ends;
-      if (edge->kind() == Kind::kArray)
-        edge->forEach([&](size_t, const V& e) {
-          if (e.kind() == Kind::kString) ends.emplace_back(e.str());
+      std::array<std::string_view, 2> ends;
+      size_t strings = 0;
+      if (edge->kind() == Kind::kArray && edge->size() == 2)
+        edge->forEach([&](size_t i, const V& e) {
+          if (e.kind() != Kind::kString) return;
+          ends[i] = e.str();
+          ++strings;
         });
-      if (edge->kind() != Kind::kArray || edge->size() != 2 || ends.size() != 2) {
+      if (strings != 2) {
         wrongType("[\"<producer>\", \"<consumer>\"]", *edge);
         return std::nullopt;
       }
-      p.producer = std::move(ends[0]);
-      p.consumer = std::move(ends[1]);
+      p.edge = true;
+      resolveNow(ends[0], p.producerIndex, p.producer);
+      resolveNow(ends[1], p.consumerIndex, p.consumer);
     }
     spec.sharedWith = SharedRef{};
     pending_.push_back(std::move(p));
@@ -206,7 +227,8 @@ void Reader<V>::resolveShared() {
       d.mark.file = file_;
       out_.errors.push_back(std::move(d));
     };
-    auto producer = out_.graph.findNode(p.producer);
+    auto producer = p.producerIndex != PendingShared::kByName ? std::optional<uint32_t>(p.producerIndex)
+                                                              : out_.graph.findNode(p.producer);
     if (!producer) {
       fail("shared_with names unknown node '" + p.producer + "'", "the name of a node of the graph",
            "\"" + p.producer + "\"");
@@ -215,16 +237,17 @@ void Reader<V>::resolveShared() {
     SharedRef& ref = *spec->sharedWith;
     ref.node = *producer;
     ref.output = p.output;
-    if (p.consumer.empty()) {
+    if (!p.edge) {
       ref.kind = SharedRef::Kind::kNodeOutput;
       const Node& n = out_.graph.node(*producer);
       if (p.output >= n.outputs.size())
-        fail("shared_with names output " + std::to_string(p.output) + " of '" + p.producer + "', which has " +
+        fail("shared_with names output " + std::to_string(p.output) + " of '" + n.name + "', which has " +
                  std::to_string(n.outputs.size()) + " output(s)",
              "an existing output", std::to_string(p.output));
       continue;
     }
-    auto consumer = out_.graph.findNode(p.consumer);
+    auto consumer = p.consumerIndex != PendingShared::kByName ? std::optional<uint32_t>(p.consumerIndex)
+                                                              : out_.graph.findNode(p.consumer);
     if (!consumer) {
       fail("shared_with edge names unknown node '" + p.consumer + "'", "the name of a node of the graph",
            "\"" + p.consumer + "\"");

@@ -118,15 +118,22 @@ class Reader {
   // one scan of the object per key looked up. An object has at most kMaxKeys allowed keys.
   class Fields {
    public:
+    // Callers name a key with the same string literal as in their fields() list, which the
+    // compiler stores once: comparing addresses finds it without comparing characters.
     std::optional<V> get(std::string_view key) const {
+      for (size_t i = 0; i < count_; ++i)
+        if (keys_[i].data() == key.data() && keys_[i].size() == key.size()) return values_[i];
       for (size_t i = 0; i < count_; ++i)
         if (sameKey(keys_[i], key)) return values_[i];
       return std::nullopt;
     }
     // The allowed keys differ in length or first letter almost always, so most comparisons
-    // end before a memcmp call.
+    // end at once; the rest are a few bytes, compared here rather than by a memcmp call.
     static bool sameKey(std::string_view a, std::string_view b) {
-      return a.size() == b.size() && (a.empty() || (a[0] == b[0] && a == b));
+      if (a.size() != b.size()) return false;
+      for (size_t i = 0; i < a.size(); ++i)
+        if (a[i] != b[i]) return false;
+      return true;
     }
 
    private:
@@ -246,6 +253,7 @@ class Reader {
       if (!nm) return;
       node.name = std::string(*nm);
       currentNode_ = *nm;
+      out_.graph.prefetchNodeName(*nm);
     }
     if (std::optional<V> kind = nodeFields.get("kind")) {
       PathScope s(path_, "kind");
@@ -276,7 +284,8 @@ class Reader {
     }
     if (std::optional<V> module = nodeFields.get("module")) {
       PathScope s(path_, "module");
-      if (auto m = string(*module, "a module path string")) node.modulePath = std::move(*m);
+      if (module->kind() != Kind::kString) wrongType("a module path string", *module);
+      else node.moduleId = out_.graph.internModule(module->str());
     }
     self_ = static_cast<uint32_t>(out_.graph.nodes().size());
     const size_t errorsBefore = out_.errors.size();

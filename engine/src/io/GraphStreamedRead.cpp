@@ -4,8 +4,13 @@
 #include <simdjson.h>
 
 #include <array>
+#include <bit>
 #include <cstring>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "GraphSchemaReader.h"
 #include "JsonValue.h"
@@ -25,23 +30,47 @@ constexpr std::array<bool, 256> byteSet(std::string_view chars) {
   for (char c : chars) t[static_cast<unsigned char>(c)] = true;
   return t;
 }
-constexpr std::array<bool, 256> kBracketOrQuote = byteSet("\"{}[]");
 constexpr std::array<bool, 256> kEndsScalar = byteSet(",}] \n\r\t");
 
+// Which of the kBlock bytes at `p` are quotes, backslashes or brackets: bit i for p[i]. Reads
+// kBlock bytes, past the end of the text near its end (the reader's text is padded).
+constexpr size_t kBlock = 16;
+inline uint32_t specialBytes(const char* p) {
+#if defined(__SSE2__)
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  __m128i m = _mm_cmpeq_epi8(v, _mm_set1_epi8('"'));
+  m = _mm_or_si128(m, _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
+  m = _mm_or_si128(m, _mm_cmpeq_epi8(v, _mm_set1_epi8('{')));
+  m = _mm_or_si128(m, _mm_cmpeq_epi8(v, _mm_set1_epi8('}')));
+  m = _mm_or_si128(m, _mm_cmpeq_epi8(v, _mm_set1_epi8('[')));
+  m = _mm_or_si128(m, _mm_cmpeq_epi8(v, _mm_set1_epi8(']')));
+  return static_cast<uint32_t>(_mm_movemask_epi8(m));
+#else
+  static constexpr std::array<bool, 256> kSpecial = byteSet("\"\\{}[]");
+  uint32_t mask = 0;
+  for (size_t i = 0; i < kBlock; ++i)
+    if (kSpecial[static_cast<unsigned char>(p[i])]) mask |= uint32_t{1} << i;
+  return mask;
+#endif
+}
+
 // The first pass: a scan that finds the extent of each top-level value and of each node, and
-// checks the few bytes between them (whitespace, ':', ',', brackets). It validates nothing
-// else: every byte it does not check is in the skeleton or in a node, which simdjson parses
-// in full afterwards. Anything it does not expect ends the scan, and the whole document is read.
+// checks the few bytes between them (whitespace, ':', ',', brackets) and that nothing is nested
+// deeper than the reader's limit (so that a file too deep is refused before any parse, and the
+// whole file is not scanned a second time for it). It validates nothing else: every byte it
+// does not check is in the skeleton or in a node, which simdjson parses in full afterwards.
+// Anything it does not expect ends the scan, and the whole document is read (whose reading
+// reports a nesting too deep with its line and column).
 //
 // A scan of its own rather than simdjson On-Demand: On-Demand picks its implementation when
 // compiled (the portable fallback for a baseline x86-64 build), and its structural index is 4
 // bytes per token of the whole file, where this needs none.
 class LayoutScanner {
  public:
-  explicit LayoutScanner(std::string_view text) : t_(text) {}
+  LayoutScanner(std::string_view text, int maxDepth) : t_(text), maxDepth_(maxDepth < 0 ? 0 : size_t(maxDepth)) {}
 
   bool scan(Layout& layout) {
-    if (!skipSpace() || t_[i_] != '{') return false;
+    if (!skipSpace() || t_[i_] != '{' || maxDepth_ < 1) return false;
     ++i_;
     layout.skeleton = "{";
     bool nodesSeen = false;
@@ -60,7 +89,7 @@ class LayoutScanner {
           layout.skeleton += "[]";
         } else {
           const size_t from = i_;
-          if (!skipValue()) return false;
+          if (!skipValue(/*outerDepth=*/1)) return false;
           layout.skeleton.append(t_.substr(from, i_ - from));
         }
         if (!skipSpace()) return false;
@@ -117,39 +146,57 @@ class LayoutScanner {
     return false;
   }
 
-  // Past the value that starts at i_: an object or array to its matching bracket (brackets in
-  // strings do not count; whether the brackets pair up by kind is the parser's to check), a
-  // string, or a scalar to the next separator.
-  bool skipValue() {
+  // Past the value that starts at i_, inside `outerDepth` brackets: an object or array to its
+  // matching bracket (brackets in strings do not count; whether the brackets pair up by kind is
+  // the parser's to check), a string, or a scalar to the next separator. False when it nests
+  // deeper than the limit.
+  bool skipValue(size_t outerDepth) {
     const char c = t_[i_];
     if (c == '"') return skipString();
     if (c != '{' && c != '[') {
       while (i_ < t_.size() && !kEndsScalar[static_cast<unsigned char>(t_[i_])]) ++i_;
       return true;
     }
+    // Sixteen bytes at a time: a mask of the quotes, backslashes and brackets among them, whose
+    // bits are visited in order. Inside a string only a quote (its end) or a backslash (which
+    // escapes the next byte) matters; outside, quotes and brackets.
+    const char* data = t_.data();
+    const size_t size = t_.size();
     size_t depth = 0;
-    while (i_ < t_.size()) {
-      while (i_ < t_.size() && !kBracketOrQuote[static_cast<unsigned char>(t_[i_])]) ++i_;
-      if (i_ == t_.size()) break;
-      const char d = t_[i_];
-      if (d == '"') {
-        if (!skipString()) return false;
-        continue;
+    bool inString = false;
+    for (size_t at = i_; at < size;) {
+      uint32_t mask = specialBytes(data + at);
+      if (size - at < kBlock) mask &= (uint32_t{1} << (size - at)) - 1;  // the padding is not text
+      size_t next = at + kBlock;
+      for (; mask != 0; mask &= mask - 1) {
+        const size_t p = at + static_cast<size_t>(std::countr_zero(mask));
+        const char d = data[p];
+        if (inString) {
+          if (d == '"') {
+            inString = false;
+          } else if (d == '\\') {
+            next = p + 2;  // the escaped byte is not special, whatever it is
+            break;
+          }
+        } else if (d == '"') {
+          inString = true;
+        } else if (d == '{' || d == '[') {
+          if (++depth + outerDepth > maxDepth_) return false;
+        } else if (d == '}' || d == ']') {
+          if (--depth == 0) {
+            i_ = p + 1;
+            return true;
+          }
+        }  // a backslash outside a string: not JSON, which the parser reports
       }
-      if (d == '{' || d == '[') {
-        ++depth;
-      } else if (--depth == 0) {
-        ++i_;
-        return true;
-      }
-      ++i_;
+      at = next;
     }
     return false;
   }
 
   // The node list: objects separated by commas.
   bool nodeList(std::vector<std::string_view>& nodes) {
-    if (t_[i_] != '[') return false;
+    if (t_[i_] != '[' || maxDepth_ < 2) return false;
     ++i_;
     if (!skipSpace()) return false;
     if (t_[i_] == ']') {
@@ -159,7 +206,7 @@ class LayoutScanner {
     for (;;) {
       if (t_[i_] != '{') return false;
       const size_t from = i_;
-      if (!skipValue()) return false;
+      if (!skipValue(/*outerDepth=*/2)) return false;
       nodes.push_back(t_.substr(from, i_ - from));
       if (!skipSpace()) return false;
       if (t_[i_] == ']') {
@@ -173,15 +220,16 @@ class LayoutScanner {
   }
 
   std::string_view t_;
+  size_t maxDepth_;
   size_t i_ = 0;
 };
 
 }  // namespace
 
-bool readGraphStreamed(std::string_view text, const std::string& displayName, GraphReadResult& r,
+bool readGraphStreamed(std::string_view text, int maxDepth, const std::string& displayName, GraphReadResult& r,
                        const std::function<void(size_t)>& consumed) {
   Layout layout;
-  if (!LayoutScanner(text).scan(layout)) return false;
+  if (!LayoutScanner(text, maxDepth).scan(layout)) return false;
   GraphReadResult out;
   graphschema::Reader<jsonview::Simdjson> reader(displayName, out);
   {

@@ -31,7 +31,7 @@ class Writer {
     j["name"] = n.name;
     j["kind"] = std::string(nodeKindName(n.kind));
     if (n.kind == NodeKind::kCall) j["target"] = std::string(g_.target(n));
-    if (!n.modulePath.empty()) j["module"] = n.modulePath;
+    if (std::string_view module = g_.modulePath(n); !module.empty()) j["module"] = std::string(module);
     if (!n.args.empty()) {
       ojson args = ojson::array();
       for (const Argument& a : n.args) args.push_back(value(a, idx));

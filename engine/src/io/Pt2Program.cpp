@@ -285,7 +285,8 @@ class Builder {
     std::string target = targetName(sn.at("target").string());
     n.targetId = graph_.internTarget(target);
     if (std::optional<Json> meta = sn.find("metadata"))
-      if (std::optional<Json> stack = meta->find("nn_module_stack")) n.modulePath = modulePath(stack->string());
+      if (std::optional<Json> stack = meta->find("nn_module_stack"))
+        n.moduleId = graph_.internModule(modulePath(stack->string()));
     Json inputs = sn.at("inputs");
     const bool qdq = isQdqTarget(target);
     n.args.reserve(inputs.size());
@@ -333,7 +334,7 @@ class Builder {
       if (o.tensor) n.outputs.push_back(meta(o.name, o.where));
       else n.outputs.push_back(TensorMeta{ScalarType::kInt64, {}, {}, {}});
     }
-    const std::string modulePath = n.modulePath;
+    const uint32_t moduleId = n.moduleId;
     const uint32_t producer = add(std::move(n), sn);
     const uint32_t getitem = graph_.internTarget("getitem");
     for (size_t i = 0; i < outs.size(); ++i) {
@@ -342,7 +343,7 @@ class Builder {
       g.name = outs[i].name;
       g.kind = NodeKind::kCall;
       g.targetId = getitem;
-      g.modulePath = modulePath;
+      g.moduleId = moduleId;
       // FX's getitem reads the whole tuple: its argument is the producer (output 0) and the index.
       g.args = {Argument::tensorRef(producer, 0), Argument::integer(static_cast<int64_t>(i))};
       if (outs[i].tensor) g.outputs.push_back(meta(outs[i].name, outs[i].where));

@@ -321,6 +321,7 @@ QdqFoldResult foldQdq(const Graph& in) {
     }
     Node copy = n;
     copy.targetId = n.kind == NodeKind::kCall ? r.graph.internTarget(in.target(n)) : Node::kNoTarget;
+    copy.moduleId = r.graph.internModule(in.modulePath(n));
     for (Argument& a : copy.args) fix(a);
     for (auto& kv : copy.kwargs) fix(kv.second);
     if (unreadable)

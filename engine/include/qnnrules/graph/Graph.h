@@ -73,9 +73,12 @@ struct Node {
   std::vector<Argument> args;
   std::vector<std::pair<std::string, Argument>> kwargs;
   std::vector<TensorMeta> outputs;
-  std::string modulePath;           // e.g. "layer1.0.conv1" (from nn_module_stack); may be empty
+  // Index into Graph::modules() of the module path, e.g. "layer1.0.conv1" (from
+  // nn_module_stack); kNoModule when the node has none. Read it with Graph::modulePath(node).
+  uint32_t moduleId = kNoModule;
 
   static constexpr uint32_t kNoTarget = UINT32_MAX;
+  static constexpr uint32_t kNoModule = UINT32_MAX;
 };
 
 class Graph;
@@ -103,11 +106,23 @@ class Graph {
   }
 
   uint32_t internTarget(std::string_view target);
+
+  // Interned module paths, like targets: a real export has a few hundred distinct paths for
+  // hundreds of thousands of nodes, most longer than a short string, so each is stored once.
+  const std::vector<std::string>& modules() const { return modules_; }
+  std::string_view modulePath(const Node& n) const {
+    return n.moduleId == Node::kNoModule ? std::string_view() : std::string_view(modules_[n.moduleId]);
+  }
+  // The id of `path` in modules(); kNoModule for an empty path.
+  uint32_t internModule(std::string_view path);
   // Room for `nodes` nodes, so that reading a large graph does not rehash its name index.
   void reserve(size_t nodes);
   // Appends a node; fails on a duplicate name. Returns the node's index.
   StatusOr<uint32_t> addNode(Node node);
   std::optional<uint32_t> findNode(std::string_view name) const;
+  // A hint that a node named `name` is about to be added (or looked up): readers call it when
+  // they read a node's name, before its arguments, so that addNode does not wait for memory.
+  void prefetchNodeName(std::string_view name) const { nodeIndex_.prefetch(name); }
 
   // Checks the invariants a reader guarantees: tensor references point at earlier nodes and
   // existing outputs, shared references point at existing nodes/outputs/edges, calls have targets.
@@ -116,10 +131,14 @@ class Graph {
  private:
   std::string_view nodeName(uint32_t i) const { return nodes_[i].name; }
   std::string_view targetName(uint32_t i) const { return targets_[i]; }
+  std::string_view moduleName(uint32_t i) const { return modules_[i]; }
 
   std::vector<Node> nodes_;
   std::vector<std::string> targets_;
   NameIndex targetIndex_;  // keys are targets_ itself
+  std::vector<std::string> modules_;
+  NameIndex moduleIndex_;  // keys are modules_ itself
+  uint32_t lastModule_ = Node::kNoModule;  // internModule's last answer
   NameIndex nodeIndex_;    // keys are the nodes' names
 };
 
