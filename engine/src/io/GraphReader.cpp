@@ -120,15 +120,18 @@ GraphReadResult readText(std::string_view text, bool padded, const std::string& 
   // given back as it is read, and read again from the file if the whole document is needed.
   simdjson::padded_string copy;
   if (options.nodeByNode) {
-    if (!padded) {
+    // A buffer of its own, which node-by-node reading writes to while it reads (and restores).
+    char* buffer = owner ? owner->data() : nullptr;
+    if (!buffer) {
       copy = simdjson::padded_string(text);
       text = copy;
+      buffer = copy.data();
       padded = true;
     }
     std::function<void(size_t)> consumed;
     if (owner && reload && text.size() >= kReleaseTextFrom)
       consumed = [owner](size_t offset) { owner->releaseBefore(offset); };
-    if (readGraphStreamed(text, options.maxDepth, displayName, r, consumed)) {
+    if (readGraphStreamed(buffer, text.size(), options.maxDepth, displayName, r, consumed)) {
       if (owner) owner->reset();
       return r;
     }

@@ -226,8 +226,9 @@ class LayoutScanner {
 
 }  // namespace
 
-bool readGraphStreamed(std::string_view text, int maxDepth, const std::string& displayName, GraphReadResult& r,
+bool readGraphStreamed(char* buffer, size_t size, int maxDepth, const std::string& displayName, GraphReadResult& r,
                        const std::function<void(size_t)>& consumed) {
+  const std::string_view text(buffer, size);
   Layout layout;
   if (!LayoutScanner(text, maxDepth).scan(layout)) return false;
   GraphReadResult out;
@@ -242,25 +243,33 @@ bool readGraphStreamed(std::string_view text, int maxDepth, const std::string& d
   reader.reserveStreamedNodes(layout.nodes.size());
   // Nodes are parsed in batches of consecutive nodes, about kBatchBytes of text each: the text
   // from the first node's '{' to the last one's '}' (the commas between them are the file's),
-  // copied between brackets so that it is one JSON array. Small enough that the batch's DOM is
-  // still in cache when the walk reads it; large enough that a parse call per node (a fixed
-  // cost each, a fifth of the reading of a small graph) is not paid. One parser for all: its
-  // buffers grow to the largest batch and are reused.
+  // parsed where it lies as one JSON array, the byte before it made a '[' and the byte after it
+  // a ']' for the parse and then put back (both are separators the scan has checked: '[', ','
+  // or whitespace before, ',', ']' or whitespace after; the DOM keeps copies of the strings, so
+  // the text may change afterwards). Small enough that the batch's DOM is still in cache when
+  // the walk reads it; large enough that a parse call per node (a fixed cost each, a fifth of
+  // the reading of a small graph) is not paid. One parser for all: its buffers grow to the
+  // largest batch and are reused.
   constexpr size_t kBatchBytes = 64 * 1024;
   simdjson::dom::parser parser;
-  std::string batch;
   for (size_t first = 0; first < layout.nodes.size();) {
-    const char* from = layout.nodes[first].data();
+    const size_t from = static_cast<size_t>(layout.nodes[first].data() - buffer);
     size_t last = first;
     while (last + 1 < layout.nodes.size() &&
-           static_cast<size_t>(layout.nodes[last + 1].data() + layout.nodes[last + 1].size() - from) <= kBatchBytes)
+           static_cast<size_t>(layout.nodes[last + 1].data() + layout.nodes[last + 1].size() - buffer) - from <=
+               kBatchBytes)
       ++last;
-    const char* to = layout.nodes[last].data() + layout.nodes[last].size();
-    batch.assign(1, '[');
-    batch.append(from, to).push_back(']');
-    if (consumed) consumed(static_cast<size_t>(to - text.data()));  // the batch is a copy
+    const size_t to = static_cast<size_t>(layout.nodes[last].data() + layout.nodes[last].size() - buffer);
+    const char before = buffer[from - 1];  // from > 0: the root's '{' comes first
+    const char after = buffer[to];         // to < size: the node list's ']' comes after
+    buffer[from - 1] = '[';
+    buffer[to] = ']';
     simdjson::dom::array nodes;
-    if (parser.parse(batch).get(nodes) != simdjson::SUCCESS || nodes.size() != last - first + 1) return false;
+    const simdjson::error_code err = parser.parse(buffer + from - 1, to + 1 - (from - 1), false).get(nodes);
+    buffer[from - 1] = before;
+    buffer[to] = after;
+    if (err != simdjson::SUCCESS || nodes.size() != last - first + 1) return false;
+    if (consumed) consumed(to);
     size_t index = first;
     for (simdjson::dom::element node : nodes) {
       reader.readStreamedNode(index++, jsonview::Simdjson(node));

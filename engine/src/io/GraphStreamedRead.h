@@ -14,14 +14,16 @@
 
 namespace qnnrules {
 
-// Reads `text` (with simdjson::SIMDJSON_PADDING readable bytes after its end), nested at most
-// `maxDepth` levels, into r.graph node by node, with the schema walk of GraphSchemaReader.h. True when the graph was read and
-// verified without any error. False, with `r` as it was, when anything is unusual or wrong:
-// the caller then reads the whole document, and only that reading's errors are ever reported,
-// so their messages, JSON pointers and order are the same whichever way a file is read.
-// `consumed`, when set, is told after each batch of nodes the offset in `text` before which the
-// text will not be read again (the caller may give those pages back).
-bool readGraphStreamed(std::string_view text, int maxDepth, const std::string& displayName, GraphReadResult& r,
+// Reads the `size` bytes at `buffer` (with simdjson::SIMDJSON_PADDING readable bytes after
+// them), nested at most `maxDepth` levels, into r.graph node by node, with the schema walk of
+// GraphSchemaReader.h. The buffer is written to while it is read (a byte on each side of a
+// batch of nodes, put back after its parse) and is as it was when this returns. True when the
+// graph was read and verified without any error. False, with `r` as it was, when anything is
+// unusual or wrong: the caller then reads the whole document, and only that reading's errors
+// are ever reported, so their messages, JSON pointers and order are the same whichever way a
+// file is read. `consumed`, when set, is told after each batch of nodes the offset in the
+// buffer before which it will not be read again (the caller may give those pages back).
+bool readGraphStreamed(char* buffer, size_t size, int maxDepth, const std::string& displayName, GraphReadResult& r,
                        const std::function<void(size_t)>& consumed = {});
 
 }  // namespace qnnrules
