@@ -7,6 +7,7 @@ PACKAGES=(
   cmake ninja-build g++ pkg-config ccache
   libyaml-cpp-dev nlohmann-json3-dev libre2-dev libspdlog-dev libfmt-dev libcli11-dev
   libsimdjson-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libmimalloc-dev
   libzip-dev libonnx-dev libprotobuf-dev protobuf-compiler
   python3 python3-venv graphviz python3-jsonschema python3-yaml
   chromium
