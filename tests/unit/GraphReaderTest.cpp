@@ -209,6 +209,10 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"SharedUnknownNode",
                 graph(R"({"name": "x", "kind": "input", "outputs": [{"dtype": "float32", "qspec": {"shared_with": {"node": "ghost"}}}]})"),
                 StatusCode::kSchemaError, "unknown node 'ghost'", "/nodes/0/outputs/0/qspec/shared_with"},
+        // An empty consumer is a name like any other, not a node-output reference in disguise.
+        BadCase{"SharedEdgeEmptyConsumer",
+                graph(std::string(kInput) + R"(, {"name": "y", "kind": "input", "outputs": [{"dtype": "float32", "qspec": {"shared_with": {"edge": ["x", ""]}}}]})"),
+                StatusCode::kSchemaError, "shared_with edge names unknown node ''", "/nodes/1/outputs/0/qspec/shared_with"},
         BadCase{"SharedEdgeNotInGraph",
                 graph(std::string(kInput) + R"(, {"name": "y", "kind": "input", "outputs": [{"dtype": "float32", "qspec": {"shared_with": {"edge": ["x", "y"]}}}]})"),
                 StatusCode::kSchemaError, "is not an edge of the graph", ""},

@@ -8,6 +8,7 @@
 #include "BuiltinEngine.h"
 #include "TestUtil.h"
 #include "qnnrules/pipeline/FallbackDiagnostics.h"
+#include "qnnrules/io/GraphReader.h"
 #include "qnnrules/pipeline/RunReportFormat.h"
 
 namespace qnnrules {
@@ -64,6 +65,44 @@ TEST(RunReport, StopsAtTheStageThatFailed) {
   const nlohmann::json j = nlohmann::json::parse(formatRunJson(r));
   EXPECT_EQ(j["error"]["kind"], "rules");
   EXPECT_EQ(j["valid"], false);
+}
+
+// A chain of `count` relus on int32 ports, which no HTP Relu variant accepts: a diagnostic each.
+std::string invalidChain(size_t count) {
+  const std::string spec = R"({"dtype": "int32", "scale": 0.5, "zero_point": 0})";
+  std::string text = R"({"format": "qnnrules-graph", "version": 1, "nodes": [{"name": "r0", "kind": "input",
+      "outputs": [{"dtype": "float32", "shape": [1, 4], "qspec": )" + spec + "}]}";
+  for (size_t i = 1; i <= count; ++i)
+    text += R"(, {"name": "r)" + std::to_string(i) + R"(", "kind": "call", "target": "aten.relu.default", "args": [{"ref": "r)" +
+            std::to_string(i - 1) + R"(", "qspec": )" + spec + R"(}], "outputs": [{"dtype": "float32", "shape": [1, 4], "qspec": )" +
+            spec + "}]}";
+  return text + R"(, {"name": "output", "kind": "output", "args": [[{"ref": "r)" + std::to_string(count) + R"("}]]}]})";
+}
+
+// qnn-validate writes the text and JSON reports as they are rendered: pieces of about a
+// megabyte that make the report formatRunText / formatRunJson return, byte for byte.
+TEST(RunReport, TextAndJsonReportsAreWrittenInPiecesThatMakeTheWholeReport) {
+  Engine engine = testing::builtinEngine("htp", "SM8650");
+  GraphReadResult g = readGraphText(invalidChain(4000), "chain.json");
+  ASSERT_TRUE(g.ok()) << g.status.message();
+  const RunReport r = engine.run(g.graph, RunOptions{});
+  ASSERT_TRUE(r.ok()) << r.status.message();
+  ASSERT_EQ(r.validation.errorCount(), 4000u);
+  using Writer = void (*)(const RunReport&, const RenderOptions&, const OutputSink&);
+  using Formatter = std::string (*)(const RunReport&, const RenderOptions&);
+  for (auto [write, format] : {std::pair<Writer, Formatter>{writeRunText, formatRunText},
+                               std::pair<Writer, Formatter>{writeRunJson, formatRunJson}}) {
+    std::vector<std::string> pieces;
+    write(r, RenderOptions{}, [&pieces](std::string_view piece) { pieces.emplace_back(piece); });
+    EXPECT_GT(pieces.size(), 1u);
+    std::string whole;
+    for (const std::string& piece : pieces) {
+      // Pieces end at the first diagnostic or section past a megabyte (the whole report is 2.4 MB).
+      EXPECT_LT(piece.size(), 2 * kOutputPieceBytes) << piece.substr(0, 300);
+      whole += piece;
+    }
+    EXPECT_EQ(whole, format(r, RenderOptions{}));
+  }
 }
 
 TEST(RunReport, AnOmittedSocIsTheDefaultAndSaysSo) {

@@ -86,14 +86,22 @@ int listSocs(qnnrules::Engine& engine, const std::string& format) {
   return kExitValid;
 }
 
-// The report in the chosen format: text (the default), json or sarif.
-std::string render(const CliOptions& o, const qnnrules::RunReport& report) {
+// Prints the report in the chosen format: text (the default), json or sarif. Text and JSON are
+// written as they are rendered, a megabyte at a time (a million diagnostics are half a gigabyte
+// of text, which need not be held whole).
+void printReport(const CliOptions& o, const qnnrules::RunReport& report) {
   qnnrules::RenderOptions options;
   options.times = o.time;
-  if (o.format == "json") return qnnrules::formatRunJson(report, options);
-  if (o.format == "sarif") return qnnrules::formatRunSarif(report);
+  const qnnrules::OutputSink toStdout = [](std::string_view piece) {
+    std::cout.write(piece.data(), static_cast<std::streamsize>(piece.size()));
+  };
+  if (o.format == "json") return qnnrules::writeRunJson(report, options, toStdout);
+  if (o.format == "sarif") {
+    std::cout << qnnrules::formatRunSarif(report);
+    return;
+  }
   options.color = qnnrules::useColor(qnnrules::parseColorMode(o.color).value_or(qnnrules::ColorMode::kAuto), stdout);
-  return qnnrules::formatRunText(report, options);
+  qnnrules::writeRunText(report, options, toStdout);
 }
 
 int run(const CliOptions& o) {
@@ -104,10 +112,10 @@ int run(const CliOptions& o) {
   const qnnrules::RunReport& report = keepUntilExit(engine.run(runOptions(o)));
   if (!report.ok()) {
     // Stopped before validating: the JSON or SARIF error on stdout, the errors on stderr; exit 2.
-    if (o.format != "text") std::cout << render(o, report);
+    if (o.format != "text") printReport(o, report);
     return reportError(report.status, report.stageErrors, report.stoppedAt);
   }
-  std::cout << render(o, report);
+  printReport(o, report);
   if (int rc = writeOutputFiles(o, report); rc != kExitValid) return rc;
   return report.failed() ? kExitViolations : kExitValid;
 }

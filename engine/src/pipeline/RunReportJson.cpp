@@ -182,10 +182,11 @@ void writeReport(JsonWriter& w, const RunReport& r) {
 
 }  // namespace
 
-std::string formatRunJson(const RunReport& r, const RenderOptions& options) {
+void writeRunJson(const RunReport& r, const RenderOptions& options, const OutputSink& sink) {
   PhaseTimes times = r.times;
   std::string out;
   JsonWriter w(out, /*indent=*/2);
+  w.drainInto(&sink, kOutputPieceBytes);
   if (!r.ok()) {
     writeStopped(w, r);
   } else {
@@ -199,6 +200,12 @@ std::string formatRunJson(const RunReport& r, const RenderOptions& options) {
     w.endObject();
   }
   out += '\n';
+  sink(out);
+}
+
+std::string formatRunJson(const RunReport& r, const RenderOptions& options) {
+  std::string out;
+  writeRunJson(r, options, [&out](std::string_view piece) { out += piece; });
   return out;
 }
 

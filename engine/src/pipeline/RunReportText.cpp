@@ -59,17 +59,31 @@ std::string formatPhaseTimesText(const PhaseTimes& times) {
   return s;
 }
 
-std::string formatRunText(const RunReport& r, const RenderOptions& options) {
-  if (!r.ok()) return stoppedText(r);
+void writeRunText(const RunReport& r, const RenderOptions& options, const OutputSink& sink) {
+  if (!r.ok()) {
+    sink(stoppedText(r));
+    return;
+  }
   PhaseTimes times = r.times;
   PhaseTimer timer(times, Phase::kReport);
   std::string s;
-  for (const Diagnostic& d : r.validation.diagnostics) s += styleDiagnostic(d, options.color) + "\n";
+  auto passOnIfLarge = [&] {
+    if (s.size() < kOutputPieceBytes) return;
+    sink(s);
+    s.clear();
+  };
+  for (const Diagnostic& d : r.validation.diagnostics) {
+    s += styleDiagnostic(d, options.color);
+    s += '\n';
+    passOnIfLarge();
+  }
   if (r.annotation && r.annotation->explanation) appendExplanation(*r.annotation->explanation, s);
   if (r.annotation)
     s += fmt::format("annotated with {}: {} node(s) annotated, {} kept, {} discarded\n", r.annotation->config,
                      r.annotation->nodesAnnotated, r.annotation->nodesKept, r.annotation->nodesDiscarded);
-  s += formatDelegationText(*r.graph, r.delegation);
+  passOnIfLarge();
+  s += formatDelegationText(*r.graph, r.delegation);  // a line or two per partition and fallback run
+  passOnIfLarge();
   appendBackendOptions(r, s);
   s += formatOpTable(summarizeOps(*r.graph, r.delegation, r.validation.diagnostics));
   std::string dirs;
@@ -79,7 +93,13 @@ std::string formatRunText(const RunReport& r, const RenderOptions& options) {
   s += "verdict: " + styleVerdict(judge(r.failed(), r.delegation), options.color) + "\n";
   timer.stop();
   if (options.times) s += formatPhaseTimesText(times);
-  return s;
+  sink(s);
+}
+
+std::string formatRunText(const RunReport& r, const RenderOptions& options) {
+  std::string out;
+  writeRunText(r, options, [&out](std::string_view piece) { out += piece; });
+  return out;
 }
 
 }  // namespace qnnrules

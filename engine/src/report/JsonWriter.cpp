@@ -51,6 +51,10 @@ void JsonWriter::close(char c) {
   empty_.pop_back();
   if (!wasEmpty && indent_ >= 0) newline(level_);
   out_ += c;
+  if (sink_ && out_.size() >= pieceBytes_) {
+    (*sink_)(out_);
+    out_.clear();
+  }
 }
 
 void JsonWriter::key(std::string_view k) {

@@ -3,7 +3,9 @@
 // (SARIF, HTML) are one more function beside these.
 #pragma once
 
+#include <functional>
 #include <string>
+#include <string_view>
 
 #include "qnnrules/pipeline/RunReport.h"
 
@@ -18,16 +20,24 @@ struct RenderOptions {
   bool color = false;
 };
 
+// Where writeRunText / writeRunJson put their output: consecutive pieces of it, each about
+// kOutputPieceBytes or less, so that the report of a million diagnostics (half a gigabyte of
+// text) is never one string in memory. qnn-validate writes the pieces to stdout.
+using OutputSink = std::function<void(std::string_view)>;
+inline constexpr size_t kOutputPieceBytes = size_t{1} << 20;
+
 // qnn-validate's text report: every diagnostic, the annotation and delegation summaries, the
 // rule directories, and the summary line:
 //   PATH: N op nodes checked against htp rules for SM8650 (HTP V75), strict mode: 0 error(s), ...
 // A run that stopped early renders as its stage errors (what qnn-validate prints to stderr).
 std::string formatRunText(const RunReport& report, const RenderOptions& options = {});
+void writeRunText(const RunReport& report, const RenderOptions& options, const OutputSink& sink);
 
 // qnn-validate --format json: one JSON document (ends with a newline), keys in the order of
 // docs/schemas/report.schema.json. A run that stopped early is
 // {"tool", "version", "valid": false, "error": {kind, code, message}, "diagnostics": [...]}.
 std::string formatRunJson(const RunReport& report, const RenderOptions& options = {});
+void writeRunJson(const RunReport& report, const RenderOptions& options, const OutputSink& sink);
 
 // qnn-validate --format sarif: the run's diagnostics (or a stopped run's stage errors) as one
 // SARIF 2.1.0 log (report/SarifWriter.h).

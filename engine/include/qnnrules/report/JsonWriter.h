@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,14 @@ class JsonWriter {
   // `level` (for text spliced into an enclosing document at that depth).
   explicit JsonWriter(std::string& out, int indent = 2, int level = 0)
       : out_(out), indent_(indent), level_(level) {}
+
+  // Hands what has been written to `sink` and clears the string whenever a container closes
+  // with `pieceBytes` or more in it, so that a document of a million diagnostics is written in
+  // pieces instead of being held whole (the string is the writer's scratch from then on).
+  void drainInto(const std::function<void(std::string_view)>* sink, size_t pieceBytes) {
+    sink_ = sink;
+    pieceBytes_ = pieceBytes;
+  }
 
   void beginObject() { open('{'); }
   void endObject() { close('}'); }
@@ -54,6 +63,8 @@ class JsonWriter {
   void writeString(std::string_view s);
 
   std::string& out_;
+  const std::function<void(std::string_view)>* sink_ = nullptr;
+  size_t pieceBytes_ = 0;
   int indent_;
   int level_;
   std::vector<bool> empty_;   // per open container: nothing written into it yet
