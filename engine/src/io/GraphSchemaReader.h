@@ -237,14 +237,6 @@ class Reader {
     return v.str();
   }
 
-  std::optional<std::string> string(const V& v, const char* what) {
-    if (v.kind() != Kind::kString) {
-      wrongType(what, v);
-      return std::nullopt;
-    }
-    return std::string(v.str());
-  }
-
   // --- nodes ---
   void readNode(const V& n) {
     if (n.kind() != Kind::kObject) {

@@ -5,7 +5,6 @@
 
 #include <array>
 #include <bit>
-#include <cstring>
 #include <vector>
 
 #if defined(__SSE2__)
@@ -126,40 +125,20 @@ class LayoutScanner {
     return true;
   }
 
-  // Past the string that starts at i_ (its quote): the next quote not escaped by an odd run
-  // of backslashes, found with memchr (strings are most of a graph's bytes).
-  bool skipString() {
-    const char* data = t_.data();
-    const char* start = data + i_ + 1;
-    const char* end = data + t_.size();
-    for (const char* p = start; p < end;) {
-      const auto* quote = static_cast<const char*>(std::memchr(p, '"', static_cast<size_t>(end - p)));
-      if (!quote) return false;
-      size_t backslashes = 0;
-      for (const char* b = quote; b > start && b[-1] == '\\'; --b) ++backslashes;
-      if (backslashes % 2 == 0) {
-        i_ = static_cast<size_t>(quote + 1 - data);
-        return true;
-      }
-      p = quote + 1;
-    }
-    return false;
-  }
-
   // Past the value that starts at i_, inside `outerDepth` brackets: an object or array to its
   // matching bracket (brackets in strings do not count; whether the brackets pair up by kind is
-  // the parser's to check), a string, or a scalar to the next separator. False when it nests
-  // deeper than the limit.
+  // the parser's to check), a string to its closing quote, or a scalar to the next separator.
+  // False when it nests deeper than the limit.
   bool skipValue(size_t outerDepth) {
     const char c = t_[i_];
-    if (c == '"') return skipString();
-    if (c != '{' && c != '[') {
+    if (c != '"' && c != '{' && c != '[') {
       while (i_ < t_.size() && !kEndsScalar[static_cast<unsigned char>(t_[i_])]) ++i_;
       return true;
     }
     // Sixteen bytes at a time: a mask of the quotes, backslashes and brackets among them, whose
     // bits are visited in order. Inside a string only a quote (its end) or a backslash (which
-    // escapes the next byte) matters; outside, quotes and brackets.
+    // escapes the next byte) matters; outside, quotes and brackets. The value ends where the
+    // depth comes back to zero: after its closing bracket, or its closing quote for a string.
     const char* data = t_.data();
     const size_t size = t_.size();
     size_t depth = 0;
@@ -174,6 +153,10 @@ class LayoutScanner {
         if (inString) {
           if (d == '"') {
             inString = false;
+            if (depth == 0) {  // the value was this string
+              i_ = p + 1;
+              return true;
+            }
           } else if (d == '\\') {
             next = p + 2;  // the escaped byte is not special, whatever it is
             break;
