@@ -60,6 +60,40 @@ void Engine::open() {
   }
   rules_ = load.rules;
   status_ = resolveBackendOptions();
+  if (status_.isOk()) status_ = openLowerings();
+}
+
+Status Engine::openLowerings() {
+  const RuleRegistry::LoweringLoad& load = registry_->lowerings();
+  if (!load.status.isOk()) {
+    loadErrors_ = load.errors;
+    return load.status;
+  }
+  lowerings_ = load.table;
+  if (!options_.lowering.empty() && !lowerings_->find(options_.lowering)) {
+    const std::vector<std::string> names = lowerings_->names();
+    std::string known;
+    for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
+    std::string hint = didYouMean(options_.lowering, names);
+    return Status(StatusCode::kInvalidArgument,
+                  "unknown lowering path '" + options_.lowering + "'" + (hint.empty() ? "" : "; " + hint) +
+                      " (known: " + (known.empty() ? "none" : known) + ")",
+                  options_.lowering);
+  }
+  DiagnosticList errors;
+  for (const auto& path : lowerings_->paths) boundLowerings_.push_back(bindLowering(*path, *rules_, errors));
+  if (errors.empty()) return Status::ok();
+  const size_t n = errors.size();
+  loadErrors_ = std::move(errors);
+  return Status(StatusCode::kRuleError, std::to_string(n) + " error(s) in lowering files");
+}
+
+const BoundLowering* Engine::loweringFor(GraphSource source) const {
+  const LoweringPath* path =
+      options_.lowering.empty() ? lowerings_->defaultFor(source) : lowerings_->find(options_.lowering);
+  for (const BoundLowering& b : boundLowerings_)
+    if (b.path == path) return &b;
+  return nullptr;
 }
 
 Status Engine::resolveBackendOptions() {

@@ -18,7 +18,7 @@ std::unique_ptr<Engine> openEngine(const std::string& backend, const std::option
                                    const std::vector<std::filesystem::path>& rules, bool useEnvironment,
                                    const std::optional<std::filesystem::path>& builtinRulesDir,
                                    const std::vector<std::string>& backendOptions,
-                                   std::optional<bool> requireFullDelegation) {
+                                   std::optional<bool> requireFullDelegation, const std::optional<std::string>& lowering) {
   EngineOptions o;
   o.backend = backend;
   if (soc) o.soc = *soc;  // None: the default SoC, and reports say so
@@ -28,6 +28,7 @@ std::unique_ptr<Engine> openEngine(const std::string& backend, const std::option
   if (builtinRulesDir) o.builtinRulesDir = *builtinRulesDir;
   o.backendOptions = backendOptions;
   o.requireFullDelegation = requireFullDelegation;
+  if (lowering) o.lowering = *lowering;  // None: the graph's default path (ONNX: ort-qnn, else executorch)
   std::unique_ptr<Engine> e;
   {
     py::gil_scoped_release unlocked;
@@ -242,7 +243,7 @@ void bindEngine(py::module_& m) {
   engine.def(py::init(&openEngine), py::arg("backend") = "htp", py::arg("soc") = py::none(), py::arg("strict") = true,
            py::arg("rules") = std::vector<std::filesystem::path>{}, py::arg("use_environment") = true,
            py::arg("builtin_rules_dir") = py::none(), py::arg("backend_options") = std::vector<std::string>{},
-           py::arg("require_full_delegation") = py::none())
+           py::arg("require_full_delegation") = py::none(), py::arg("lowering") = py::none())
       .def("validate", &validate, py::arg("graph"),
            "Checks every node. Strict mode: raises qnnrules.ValidationError listing every violation when "
            "there is an error. Returns the list of Diagnostic objects (warnings and notes; in warn mode, "

@@ -5,7 +5,8 @@
 
 Standard library only. For each SoC it writes one graph holding all recorded cases of that SoC
 (graph_build.py), runs qnn-validate --format json on it, and calls a case rejected when a
-diagnostic of severity error names its node. A disagreement fails the run unless the exceptions
+diagnostic of severity error names its node. The graph is judged for the lowering path the oracle
+took (--lowering ort-qnn: the encodings ONNX Runtime rewrites before QNN sees them). A disagreement fails the run unless the exceptions
 file (tests/conformance/htp-exceptions.json: case id + reason) lists it; an exception that no
 longer disagrees fails too, so the list cannot go stale. Cases the oracle could not ask about
 (verdict not_asked) are not compared. Exit 0 when everything agrees, 1 otherwise, 2 on bad input.
@@ -43,7 +44,8 @@ def qnnrules_verdicts(validate, cases, rule_dirs=()):
             path = os.path.join(tmp, f"{soc}.json")
             with open(path, "w") as f:
                 json.dump(graph_build.graph(group, f"conformance_{soc}"), f)
-            cmd = [validate, path, "--backend", "htp", "--soc", soc, "--format", "json"]
+            # The oracle is ONNX Runtime's QNN EP: judge the graph form as that path hands it to QNN.
+            cmd = [validate, path, "--backend", "htp", "--soc", soc, "--format", "json", "--lowering", "ort-qnn"]
             for d in rule_dirs:
                 cmd += ["--rules", d]
             env = dict(os.environ, QNNRULES_PATH="")
@@ -68,7 +70,8 @@ def onnx_verdicts(validate, directory, rule_dirs=()):
         if not name.endswith(".onnx"):
             continue
         op, config, soc = name[: -len(".onnx")].rsplit(".", 2)
-        cmd = [validate, os.path.join(directory, name), "--backend", "htp", "--soc", soc, "--format", "json"]
+        cmd = [validate, os.path.join(directory, name), "--backend", "htp", "--soc", soc, "--format", "json",
+               "--lowering", "ort-qnn"]
         for d in rule_dirs:
             cmd += ["--rules", d]
         p = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, QNNRULES_PATH=""))

@@ -73,6 +73,14 @@ int lint(RuleRegistry& reg) {
     std::cout << "backend_options: " << options.status.message() << "\n";
     errors += std::max<size_t>(1, options.errors.size());
   }
+  const auto& lowerings = reg.lowerings();
+  for (const Diagnostic& d : lowerings.errors) print(d);
+  if (lowerings.status.isOk()) {
+    std::cout << "lowering: " << lowerings.table->paths.size() << " paths OK\n";
+  } else {
+    std::cout << "lowering: " << lowerings.status.message() << "\n";
+    errors += std::max<size_t>(1, lowerings.errors.size());
+  }
   std::vector<std::string> backends = reg.availableBackends();
   if (backends.empty()) {
     std::cout << "no backends found in the rules search path\n";

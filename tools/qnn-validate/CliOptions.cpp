@@ -52,6 +52,10 @@ std::optional<int> parseCommandLine(int argc, char** argv, CliOptions& o) {
   // Names are case-insensitive, like --soc: backends are folder names in lower case.
   app.add_option("--backend", o.backend, "backend: htp, lpai, gpu")->transform(lowerCase)->capture_default_str();
   auto* soc = app.add_option("--soc", o.soc, "target SoC, e.g. SM8650 (see --list-socs)")->capture_default_str();
+  app.add_option("--lowering", o.lowering,
+                 "the path the graph takes to the backend: ort-qnn (ONNX Runtime's QNN EP; default for .onnx), "
+                 "executorch (default for .pt2 and JSON); rules/lowering/")
+      ->transform(lowerCase);
   auto* strict = app.add_flag("--strict", o.strict, "violations are errors, exit 1 (default)");
   app.add_flag("--warn", o.warn, "report violations as warnings, exit 0")->excludes(strict);
   app.add_option("--format", o.format, "report format: text, json (docs/schemas/report.schema.json), sarif (SARIF 2.1.0)")
@@ -111,6 +115,7 @@ qnnrules::EngineOptions engineOptions(const CliOptions& o) {
   eo.mode = o.warn ? qnnrules::Mode::kWarn : qnnrules::Mode::kStrict;
   for (const std::string& d : o.ruleDirs) eo.ruleDirs.emplace_back(d);
   eo.backendOptions = o.backendOptions;
+  eo.lowering = o.lowering;
   if (o.requireFull) eo.requireFullDelegation = true;
   if (o.noRequireFull) eo.requireFullDelegation = false;
   return eo;

@@ -19,6 +19,7 @@ struct CliOptions {
   std::string backend = "htp";
   std::string soc = qnnrules::kDefaultSoc;  // shown in --help; reports say when it was not chosen
   bool socGiven = false;
+  std::string lowering;     // rules/lowering/<name>.yaml; empty: the input's default path
   bool strict = false;
   bool warn = false;
   std::string format = "text";

@@ -13,6 +13,7 @@
 #include "qnnrules/delegate/DelegationReport.h"
 #include "qnnrules/report/Diagnostic.h"
 #include "qnnrules/graph/Graph.h"
+#include "qnnrules/passes/LoweringRewrites.h"
 #include "qnnrules/pipeline/RunReport.h"
 #include "qnnrules/rules/RuleRegistry.h"
 #include "qnnrules/validate/Validator.h"
@@ -37,6 +38,9 @@ struct EngineOptions {
   // search path wins per option); a bad one makes the engine not ok().
   std::vector<std::string> backendOptions;
   std::optional<bool> requireFullDelegation;     // default: the backend's policy (LPAI: required)
+  // The lowering path the graph will take (rules/lowering/<name>.yaml: "ort-qnn", "executorch");
+  // empty: the path that is the default for the graph's source (ONNX: ort-qnn, else executorch).
+  std::string lowering;
 };
 
 // A graph's validation (mode applied) and the delegation report built from it, in terms of
@@ -103,6 +107,12 @@ class Engine {
   SocInfo soc_;
   void open();  // the constructor's work: registry, SoC, backend rules, backend options
   Status resolveBackendOptions();
+  Status openLowerings();
+  // The path a graph from `source` takes (the chosen one, else the source's default); null
+  // when the search path has none.
+  const BoundLowering* loweringFor(GraphSource source) const;
+  std::shared_ptr<const LoweringTable> lowerings_;
+  std::vector<BoundLowering> boundLowerings_;  // one per path of lowerings_
   std::shared_ptr<const BackendOptionTable> optionTable_;  // backendOptions_ point into it
   std::vector<ResolvedOption> backendOptions_;
   PhaseTime loadTime_;  // opening the engine, reported as the run's "rule load" phase

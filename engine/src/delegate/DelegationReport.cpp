@@ -82,6 +82,11 @@ std::string formatDelegationText(const Graph& graph, const DelegationReport& r) 
     }
   }
   for (const auto& [node, what] : r.cpuConversions) s += "  on CPU by " + r.backend + " policy: " + what + "\n";
+  if (r.sessionFailure) {
+    const Node& n = graph.node(r.sessionFailure->node);
+    s += fmt::format("  error[session-failure]: node '{}' ({}): {}; the backend refuses it: {}\n", n.name,
+                     graph.target(n), r.sessionFailure->message, r.sessionFailure->cause);
+  }
   if (r.fullDelegationRequired) {
     s += std::string("full delegation: required, ") + (r.ok() ? "satisfied" : "NOT satisfied") + "\n";
     for (const std::string& p : r.fullDelegationProblems) s += "  error[full-delegation]: " + p + "\n";
@@ -149,6 +154,7 @@ void writeDelegationJson(JsonWriter& w, const Graph& graph, const DelegationRepo
   w.field("required", r.fullDelegationRequired);
   w.endObject();
   w.field("invalid_delegated_nodes", r.invalidDelegatedNodes);
+  w.field("lowering", r.lowering);
   w.field("partition_count", r.partitions.size());
   w.key("partitions");
   w.beginArray();
@@ -160,6 +166,20 @@ void writeDelegationJson(JsonWriter& w, const Graph& graph, const DelegationRepo
     w.endObject();
   }
   w.endArray();
+  w.key("session_failure");
+  if (r.sessionFailure) {
+    const Node& n = graph.node(r.sessionFailure->node);
+    w.beginObject();
+    w.field("cause", r.sessionFailure->cause);
+    writeJsonLocation(w, "location", r.sessionFailure->mark);
+    w.field("message", r.sessionFailure->message);
+    w.field("node", n.name);
+    w.field("op", graph.target(n));
+    w.field("rule", r.sessionFailure->ruleId);
+    w.endObject();
+  } else {
+    w.null();
+  }
   w.field("strict", r.strict);
   w.endObject();
 }

@@ -176,6 +176,8 @@ class Partitioner {
   void finish();
   void checkFullDelegation();
   void fallback(uint32_t node, FallbackReason reason, const Diagnostic* d, std::string message = {});
+  // The first refused node whose refusal the lowering path turns into a failed session.
+  void noteSessionFailure(uint32_t node, const Rule& rule);
 
   const Graph& g_;
   const RuleSet& rules_;
@@ -268,12 +270,32 @@ void Partitioner::classify() {
       f.ruleId = rule->id;
       if (!f.mark.known()) f.mark = rule->mark;
     } else {
-      // Supported here: any error is a validation failure of this node's annotation.
+      // Supported here: any error is a validation failure of this node's annotation, which the
+      // backend's op validation refuses whatever the mode.
       nd.invalid = err != nullptr;
-      if (err && options_.strict) fallback(i, reasonOf(err->code), err);
+      if (err) fallback(i, reasonOf(err->code), err);
       else nd.placement = Placement::kDelegated;
     }
+    // An op the backend has no builder for is never claimed, so never laid out: only a refusal
+    // by op validation (constraint, arch gate) can fail the session.
+    if (nd.placement == Placement::kCpu && rule && (nd.reason == FallbackReason::kConstraint || nd.reason == FallbackReason::kArchGate))
+      noteSessionFailure(i, *rule);
   }
+}
+
+void Partitioner::noteSessionFailure(uint32_t node, const Rule& rule) {
+  const BoundLowering* lowering = options_.lowering;
+  if (!lowering || r_.sessionFailure) return;
+  const auto index = static_cast<size_t>(&rule - rules_.rules().data());
+  if (index >= lowering->sessionFailureRule.size() || !lowering->sessionFailureRule[index]) return;
+  const Fallback& f = r_.fallbacks.back();
+  SessionFailure s;
+  s.node = node;
+  s.message = lowering->path->sessionFailureMessage;
+  s.cause = f.message;
+  s.ruleId = rule.id;
+  s.mark = lowering->path->sessionFailureMark;
+  r_.sessionFailure = std::move(s);
 }
 
 void Partitioner::partition() {
@@ -382,6 +404,7 @@ void Partitioner::checkFullDelegation() {
 
 DelegationReport Partitioner::run() {
   r_.backend = rules_.backend();
+  if (options_.lowering) r_.lowering = options_.lowering->path->name;
   r_.strict = options_.strict;
   if (options_.pruned) {
     r_.deadNodes = options_.pruned->dead;

@@ -147,8 +147,22 @@ RunReport Engine::run(const Graph& graph, const RunOptions& options) const {
   return r;
 }
 
+// Where a graph comes from, as far as choosing its lowering path goes: ONNX models carry onnx::
+// targets until they are bound to rules (the other sources share a default path).
+static GraphSource sourceOf(const Graph& g) {
+  for (const std::string& t : g.targets())
+    if (t.starts_with("onnx::")) return GraphSource::kOnnx;
+  return GraphSource::kJson;
+}
+
 void Engine::runPasses(RunReport& r, WorkingGraph& g, const RunOptions& options) const {
   DiagnosticList before;  // fold and annotation diagnostics, reported before the rules' ones
+  const BoundLowering* lowering = loweringFor(sourceOf(g.get()));
+  if (lowering) {
+    for (const auto& p : lowerings_->paths)
+      if (p.get() == lowering->path) r.lowering = p;
+    r.loweringDefaulted = options_.lowering.empty();
+  }
   {
     PhaseTimer timer(r.times, Phase::kFold);
     if (isQdqGraph(g.get())) {
@@ -171,6 +185,8 @@ void Engine::runPasses(RunReport& r, WorkingGraph& g, const RunOptions& options)
     a.diagnostics.clear();
     r.annotation = std::move(a);
   }
+  // What the lowering path hands the backend: its encoding rewrites, before any rule judges.
+  if (lowering && !lowering->rewrites.empty()) r.rewrites = applyLoweringRewrites(g.mutate(), *rules_, *lowering);
   r.graph = g.share();
   const Graph& graph = *r.graph;
   std::optional<UserIndex> users;
@@ -188,6 +204,7 @@ void Engine::runPasses(RunReport& r, WorkingGraph& g, const RunOptions& options)
     po.requireFullDelegation = options_.requireFullDelegation;
     po.pruned = &pruned;
     po.users = &*users;
+    po.lowering = lowering;
     // Partitioning reads the rules' diagnostics before the mode is applied.
     r.delegation = partitionGraph(graph, *rules_, soc_, r.validation, po);
   }

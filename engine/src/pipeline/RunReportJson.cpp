@@ -119,6 +119,29 @@ void writeStopped(JsonWriter& w, const RunReport& r) {
   w.endObject();
 }
 
+// The lowering path the graph was judged for and the encodings it rewrote first.
+void writeLowering(JsonWriter& w, const RunReport& r) {
+  if (!r.lowering) {
+    w.null();
+    return;
+  }
+  w.beginObject();
+  w.field("name", r.lowering->name);
+  w.field("description", r.lowering->description);
+  w.field("defaulted", r.loweringDefaulted);
+  w.key("rewrites");
+  w.beginArray();
+  for (const AppliedRewrite& a : r.rewrites) {
+    w.beginObject();
+    w.field("id", a.rewrite->id);
+    w.field("ports", a.ports);
+    w.field("message", a.rewrite->says);
+    w.endObject();
+  }
+  w.endArray();
+  w.endObject();
+}
+
 // Everything but the closing brace, so that the times can follow.
 void writeReport(JsonWriter& w, const RunReport& r) {
   const ValidationResult& v = r.validation;
@@ -133,6 +156,8 @@ void writeReport(JsonWriter& w, const RunReport& r) {
   w.field("soc_defaulted", r.socDefaulted);
   w.field("htp_arch", htpArchName(r.soc.htpArch));
   w.field("mode", r.mode == Mode::kWarn ? "warn" : "strict");
+  w.key("lowering");
+  writeLowering(w, r);
   w.key("rule_dirs");
   w.beginArray();
   for (const std::string& d : r.ruleDirs) w.value(d);

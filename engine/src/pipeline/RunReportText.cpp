@@ -23,6 +23,16 @@ void appendBackendOptions(const RunReport& r, std::string& s) {
   if (!set.empty()) s += "backend options: " + set + " (others default)\n";
 }
 
+// "lowering: ort-qnn (ONNX Runtime's QNN execution provider; the default for ONNX input)", then
+// the encodings it rewrote before the rules judged them.
+void appendLowering(const RunReport& r, std::string& s) {
+  if (!r.lowering) return;
+  s += "lowering: " + r.lowering->name + " (" + r.lowering->description +
+       (r.loweringDefaulted ? "; default for this input, choose with --lowering)\n" : ")\n");
+  for (const AppliedRewrite& a : r.rewrites)
+    s += fmt::format("  rewritten before the backend judges them: {} port(s): {}\n", a.ports, a.rewrite->says);
+}
+
 // "PATH: 12 op nodes checked against htp rules for SM8650 (HTP V75), strict mode: ..."
 void appendSummaryLine(const RunReport& r, std::string& s) {
   const ValidationResult& v = r.validation;
@@ -89,6 +99,7 @@ void writeRunText(const RunReport& r, const RenderOptions& options, const Output
   std::string dirs;
   for (const std::string& d : r.ruleDirs) dirs += (dirs.empty() ? "" : ", ") + d;
   s += "rules from: " + dirs + "\n";
+  appendLowering(r, s);
   appendSummaryLine(r, s);
   s += "verdict: " + styleVerdict(judge(r.failed(), r.delegation), options.color) + "\n";
   timer.stop();

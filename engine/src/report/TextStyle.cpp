@@ -48,6 +48,7 @@ std::string styleVerdict(const Verdict& v, bool color) {
     case VerdictKind::kValidWithCpuFallback:
       return fmt::format(fmt::fg(fmt::terminal_color::yellow) | fmt::emphasis::bold, "{}", v.text());
     case VerdictKind::kInvalid:
+    case VerdictKind::kSessionFailure:
       return fmt::format(fmt::fg(fmt::terminal_color::bright_red) | fmt::emphasis::bold, "{}", v.text());
   }
   return v.text();

@@ -9,6 +9,7 @@ std::string Verdict::text() const {
     case VerdictKind::kValid: return "VALID";
     case VerdictKind::kValidWithCpuFallback: return fmt::format("VALID WITH CPU FALLBACK {}%", cpuPercent);
     case VerdictKind::kInvalid: return "INVALID";
+    case VerdictKind::kSessionFailure: return "SESSION FAILS";
   }
   return "INVALID";
 }
@@ -18,11 +19,14 @@ std::string_view verdictKindName(VerdictKind k) {
     case VerdictKind::kValid: return "valid";
     case VerdictKind::kValidWithCpuFallback: return "valid-with-cpu-fallback";
     case VerdictKind::kInvalid: return "invalid";
+    case VerdictKind::kSessionFailure: return "session-failure";
   }
   return "invalid";
 }
 
 Verdict judge(bool failed, const DelegationReport& delegation) {
+  // The lowering will not run the graph at all, whatever the mode: say so before anything else.
+  if (delegation.sessionFailure) return Verdict{VerdictKind::kSessionFailure, 100};
   if (failed) return Verdict{VerdictKind::kInvalid, 0};
   const size_t total = delegation.computeNodes;
   const size_t cpu = total - delegation.delegatedComputeNodes;

@@ -51,6 +51,41 @@ const RuleRegistry::BackendOptionsLoad& RuleRegistry::backendOptions() {
   return *backendOptions_;
 }
 
+const RuleRegistry::LoweringLoad& RuleRegistry::lowerings() {
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  if (!lowerings_) lowerings_ = std::make_unique<LoweringLoad>(loadLowerings());
+  return *lowerings_;
+}
+
+RuleRegistry::LoweringLoad RuleRegistry::loadLowerings() const {
+  LoweringLoad result;
+  auto table = std::make_shared<LoweringTable>();
+  for (const fs::path& dir : searchPath_) {
+    if (dir.empty()) continue;
+    std::error_code ec;
+    std::vector<fs::path> files;
+    for (fs::directory_iterator it(dir / "lowering", ec), end; !ec && it != end; it.increment(ec))
+      if (it->path().extension() == ".yaml" && isFile(it->path())) files.push_back(it->path());
+    std::sort(files.begin(), files.end());  // directory order is the file system's: sort for one answer
+    for (const fs::path& file : files) {
+      std::optional<LoweringPath> p = loadLoweringFile(file, displayPath(file), result.errors, options_.limits);
+      if (!p) continue;
+      p->origin = dir == searchPath_.front() ? "builtin" : displayPath(dir);
+      auto same = std::find_if(table->paths.begin(), table->paths.end(),
+                               [&](const auto& x) { return x->name == p->name; });
+      auto shared = std::make_shared<const LoweringPath>(std::move(*p));
+      if (same != table->paths.end()) *same = std::move(shared);
+      else table->paths.push_back(std::move(shared));
+    }
+  }
+  if (!result.errors.empty()) {
+    result.status = Status(StatusCode::kRuleError, std::to_string(result.errors.size()) + " error(s) in lowering files");
+    return result;
+  }
+  result.table = std::move(table);
+  return result;
+}
+
 RuleRegistry::SocLoad RuleRegistry::loadSocs() const {
   SocLoad result;
   std::vector<SocInfo> merged;  // an overlay SoC with a known name replaces it

@@ -23,7 +23,7 @@ template <typename A, typename R>
   requires std::is_same_v<std::remove_const_t<R>, PortConstraint>
 void fields(A& a, R& c) {
   a(c.datatypes), a(c.encodings), a(c.bitwidths), a(c.symmetric), a(c.axis), a(c.scale), a(c.offset);
-  a(c.scaleText), a(c.sharedWith), a(c.mark);
+  a(c.scaleText), a(c.sharedWith), a(c.recommended), a(c.mark);
 }
 
 template <typename A, typename R>

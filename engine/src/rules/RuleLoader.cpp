@@ -36,6 +36,7 @@ Names constraintKeys() {
   static const std::vector<std::string_view> keys = [] {
     std::vector<std::string_view> v;
     for (const ConstraintKind* k : constraintKinds()) v.push_back(k->key);
+    v.push_back("recommended");
     return v;
   }();
   return keys;
@@ -464,6 +465,37 @@ class Loader : public strictyaml::StrictYamlReader {
     for (const ConstraintKind* k : constraintKinds()) {
       if (const Entry* e = m.get(k->key)) k->parse(parse, *e, "'" + std::string(k->key) + "' of " + scope, c);
       else if (k->required) missing(entry.value, m, scope, k->key);
+    }
+    if (const Entry* e = m.get("recommended")) parseRecommended(*e, "'recommended' of " + scope, c);
+  }
+
+  // `recommended: [scale, offset]`: kinds this port constraint uses whose violation the backend
+  // accepts. Only kinds that fail a variant can be recommendations (not dtype, which selects).
+  void parseRecommended(const Entry& e, const std::string& what, PortConstraint& c) {
+    const std::span<const ConstraintKind* const> kinds = constraintKinds();
+    std::vector<std::string_view> names;
+    for (const ConstraintKind* k : kinds)
+      if (k->violated) names.push_back(k->key);
+    if (!e.value.IsSequence() || e.value.size() == 0) {
+      error(DiagCode::kWrongType, mark(e.value), what + " must be a non-empty list of constraint keys",
+            "a list such as [scale, offset]", describe(e.value));
+      return;
+    }
+    for (const YAML::Node& item : e.value) {
+      auto name = str(item, what);
+      if (!name) continue;
+      auto it = std::find_if(kinds.begin(), kinds.end(), [&](const ConstraintKind* k) { return k->key == *name; });
+      if (it == kinds.end() || !(*it)->violated) {
+        error(DiagCode::kUnknownEnumValue, mark(item), what + " names '" + clip(*name) + "', which is not a constraint a variant can fail",
+              oneOf(names), clip(*name), suggest(*name, names));
+        continue;
+      }
+      if (!(*it)->active(c)) {
+        error(DiagCode::kInvalidValue, mark(item), what + " names '" + clip(*name) + "', which this port does not constrain",
+              "a key given on this port", clip(*name));
+        continue;
+      }
+      c.recommended |= static_cast<uint16_t>(1u << (it - kinds.begin()));
     }
   }
 

@@ -127,7 +127,8 @@ std::vector<std::string> RuleRegistry::availableBackends() const {
     std::error_code ec;
     if (dir.empty() || !isDir(dir)) continue;
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-      if (it->is_directory(ec) && !yamlFilesUnder(it->path()).empty())
+      // lowering/ holds lowering paths (Lowering.h), not a backend.
+      if (it->is_directory(ec) && it->path().filename() != "lowering" && !yamlFilesUnder(it->path()).empty())
         names.push_back(it->path().filename().string());
   }
   std::sort(names.begin(), names.end());
@@ -292,7 +293,7 @@ BackendLoad RuleRegistry::loadBackend(const std::string& name, std::vector<std::
           (di == 0 ? " (built-in rules not found; set QNNRULES_BUILTIN_RULES)" : "")));
       continue;
     }
-    if (isDir(dir / name)) found = true;
+    if (isDir(dir / name) && name != "lowering") found = true;
     fs::path file = dir / name / kManifestName;
     std::error_code ec;
     if (!fs::is_regular_file(file, ec)) continue;

@@ -57,14 +57,19 @@ void NodeValidator::emitUnresolved(const Node& node, const Rule& rule, const Bou
   out_.push_back(std::move(d));
 }
 
-void NodeValidator::emitViolation(const Node& node, const Rule& rule, const Variant& v, const Violation& viol) {
+void NodeValidator::emitViolation(const Node& node, const Rule& rule, const Variant& v, const Violation& viol,
+                                  Severity severity) {
   const BoundTensor& b = bound_[viol.bound];
   const PortConstraint& c = *viol.constraint;
-  Diagnostic d = base(node, rule, viol.kind->code, Severity::kError);
+  Diagnostic d = base(node, rule, viol.kind->code, severity);
   d.port = label(rule, b);
   d.variant = v.name;
   d.mark = c.mark.known() ? c.mark : v.mark;
   viol.kind->explain(rule, v, c, b, d);
+  if (severity == Severity::kWarning) {
+    // The same sentence, said as what it is: the backend runs the node without it.
+    d.message = "recommended: " + d.message + " The backend accepts the node without it.";
+  }
   out_.push_back(std::move(d));
 }
 
@@ -129,8 +134,8 @@ void NodeValidator::emitGate(const Node& node, const Rule& rule, const Variant& 
   if (d.port.empty()) {
     for (const Variant& v : rule.variants) {
       if (v.minArch > soc_.htpArch || !matches(v)) continue;
-      std::vector<Violation> tmp;
-      check(v, tmp);
+      std::vector<Violation> tmp, advice;
+      check(v, tmp, advice);
       if (!tmp.empty()) {
         d.port = label(rule, bound_[tmp.front().bound]);
         break;

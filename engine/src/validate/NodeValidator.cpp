@@ -79,8 +79,9 @@ bool NodeValidator::matches(const Variant& v) const {
   return true;
 }
 
-void NodeValidator::check(const Variant& v, std::vector<Violation>& out) const {
+void NodeValidator::check(const Variant& v, std::vector<Violation>& out, std::vector<Violation>& advice) const {
   out.clear();
+  advice.clear();
   const ConstraintCheck env{bound_, opt_.scaleRelTolerance};
   const std::span<const ConstraintKind* const> kinds = constraintKinds();
   const KindMask* masks = masksOf(v);
@@ -88,8 +89,10 @@ void NodeValidator::check(const Variant& v, std::vector<Violation>& out) const {
     const PortConstraint& c = v.ports[bound_[i].port];
     // Only the kinds this port constraint uses, in table order.
     for (KindMask m = masks[bound_[i].port]; m != 0; m &= KindMask(m - 1)) {
-      const ConstraintKind* k = kinds[static_cast<size_t>(std::countr_zero(m))];
-      if (k->violated(c, bound_[i], env)) out.push_back({k, i, &c});
+      const auto bit = std::countr_zero(m);
+      const ConstraintKind* k = kinds[static_cast<size_t>(bit)];
+      // A recommended kind (PortConstraint::recommended) never fails the variant.
+      if (k->violated(c, bound_[i], env)) ((c.recommended >> bit) & 1u ? advice : out).push_back({k, i, &c});
     }
   }
 }
@@ -116,7 +119,7 @@ void NodeValidator::run(const Node& node, const Rule& rule, const std::vector<Ki
   for (const Variant& v : rule.variants) {
     if (!matches(v)) continue;
     anyMatch = true;
-    check(v, violations_);
+    check(v, violations_, advice_);
     bool available = v.minArch <= soc_.htpArch;
     if (violations_.empty()) {
       if (available) {
@@ -138,6 +141,8 @@ void NodeValidator::run(const Node& node, const Rule& rule, const std::vector<Ki
     }
   }
   if (passing) {
+    // advice_ is the passing variant's: the loop stopped at it.
+    for (const Violation& viol : advice_) emitViolation(node, rule, *passing, viol, Severity::kWarning);
     emitUnverifiable(node, rule, *passing);
   } else if (passingGated) {
     emitGate(node, rule, *passingGated);

@@ -34,7 +34,8 @@ class NodeValidator {
  private:
   bool bind(const Node& node, const Rule& rule);
   bool matches(const Variant& v) const;
-  void check(const Variant& v, std::vector<Violation>& out) const;
+  // Violations of `v`: the required ones into `out`, the recommended ones into `advice`.
+  void check(const Variant& v, std::vector<Violation>& out, std::vector<Violation>& advice) const;
   int tieRank(const std::vector<Violation>& vs) const;
   // The kind masks of variant `v` of the node's rule, one per port.
   const KindMask* masksOf(const Variant& v) const {
@@ -47,7 +48,9 @@ class NodeValidator {
   void emitUnsupported(const Node& node, const Rule& rule);
   void emitMissingPort(const Node& node, const Rule& rule, const PortDecl& decl);
   void emitUnresolved(const Node& node, const Rule& rule, const BoundTensor& b);
-  void emitViolation(const Node& node, const Rule& rule, const Variant& v, const Violation& viol);
+  // A warning for a recommended constraint, an error otherwise.
+  void emitViolation(const Node& node, const Rule& rule, const Variant& v, const Violation& viol,
+                     Severity severity = Severity::kError);
   void emitNoVariant(const Node& node, const Rule& rule);
   void emitGate(const Node& node, const Rule& rule, const Variant& gated);
   void emitUnverifiable(const Node& node, const Rule& rule, const Variant& v);
@@ -62,7 +65,7 @@ class NodeValidator {
   // Scratch reused across nodes: the per-node path allocates only when a node has more
   // ports than any node before it.
   std::vector<BoundTensor> bound_;
-  std::vector<Violation> violations_, best_;
+  std::vector<Violation> violations_, best_, advice_;
   // The node being checked: its rule and that rule's kind masks.
   const Rule* rule_ = nullptr;
   const KindMask* kinds_ = nullptr;

@@ -90,6 +90,8 @@ class Case:
         block-wise (block = block size along `axis`, scales shaped like the blocks)."""
         count = int(np.prod(shape))
         values = [((i * 7) % 11) - 5 for i in range(count)]  # small deterministic codes, fit int4
+        if QTYPES[dtype][2] == 0:  # unsigned: the same codes around the first zero point
+            values = [v + zps[0] for v in values]
         self._const(name, dtype, values, shape)
         s, z = f"{name}_scale", f"{name}_zp"
         per_tensor = len(scales) == 1 and block is None
@@ -192,6 +194,19 @@ def conv_16a4w():
     return c
 
 
+def conv_16a16w():
+    """A Conv as ONNX Runtime's QNN quantizer writes it at 16a16w: uint16 activations and
+    asymmetric uint16 weights (the ORT QNN EP converts them to symmetric int16 before QNN judges
+    them). Refused on V68 (the 16a16w Conv needs V73): ONNX Runtime's session then fails."""
+    c = Case("conv_16a16w")
+    x = c.qdq(c.input("x", [1, 4, 8, 8]), "uint16", 0.0005, 32768)
+    w = c.weight("w", "uint16", [8, 4, 3, 3], [0.0001], [30000])
+    b = c.weight("b", "int32", [8], [0.00000005], [0])
+    y = c.op("Conv", "aten.conv2d.default", "conv", [x, w, b], [1, 8, 6, 6])
+    c.output(c.qdq(y, "uint16", 0.001, 32768))
+    return c
+
+
 def linear_16a4w_block():
     c = Case("linear_16a4w_block")
     x = c.qdq(c.input("x", [1, 64]), "uint16", 0.0001, 32768)
@@ -239,7 +254,7 @@ def conv3d_float():
     return c
 
 
-CASES = [conv_8a8w, linear_16a8w, matmul_16a16w, conv_16a4w, linear_16a4w_block, add_8a,
+CASES = [conv_8a8w, linear_16a8w, matmul_16a16w, conv_16a4w, conv_16a16w, linear_16a4w_block, add_8a,
          lambda: sigmoid(1 / 255, "sigmoid_wrong_scale"), lambda: sigmoid(1 / 256, "sigmoid_right_scale"),
          no_rule, conv3d_float]
 

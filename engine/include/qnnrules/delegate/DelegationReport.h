@@ -33,7 +33,7 @@ enum class FallbackReason : uint8_t {
   kNoRule,         // no rule covers the op
   kUnsupported,    // a rule declares the op unsupported on this backend
   kArchGate,       // no variant of the rule (or of the node's annotation) is available on the SoC
-  kConstraint,     // strict mode: the node violates its rule's constraints
+  kConstraint,     // the node violates its rule's required constraints
   kBackendPolicy,  // the backend keeps it on CPU by design (LPAI graph-input Q, graph-output DQ)
   kFollowsCpu,     // plumbing whose producer runs on CPU
 };
@@ -63,8 +63,19 @@ struct Fallback {
   std::string hint;
 };
 
+// The node whose refusal makes the lowering path fail the whole session (ONNX Runtime's QNN
+// EP after laying a node out as NHWC), and why.
+struct SessionFailure {
+  uint32_t node = 0;
+  std::string message;  // what the path does (the lowering file's sentence)
+  std::string cause;    // why the backend refuses the node (its fallback message)
+  std::string ruleId;
+  SourceMark mark;      // the lowering file's session_failure entry
+};
+
 struct DelegationReport {
   std::string backend;
+  std::string lowering;                  // the lowering path's name ("" when none)
   bool strict = true;                    // strict: nodes that fail validation fall back
   std::vector<NodeDelegation> nodes;     // parallel to Graph::nodes()
   std::vector<Partition> partitions;     // ordered by first node
@@ -78,7 +89,9 @@ struct DelegationReport {
   std::vector<uint32_t> constantNodes;
   size_t computeNodes = 0;
   size_t delegatedComputeNodes = 0;
-  size_t invalidDelegatedNodes = 0;      // warn mode: delegated although validation failed
+  size_t invalidDelegatedNodes = 0;      // delegated although validation failed (no longer happens: kept for the JSON)
+  // Set when the lowering path will not create a session for this graph.
+  std::optional<SessionFailure> sessionFailure;
 
   bool fullDelegationRequired = false;
   // Why full delegation fails (empty = satisfied or not required): one sentence each.

@@ -8,6 +8,7 @@
 
 #include "qnnrules/delegate/DelegationPolicy.h"
 #include "qnnrules/delegate/DelegationReport.h"
+#include "qnnrules/passes/LoweringRewrites.h"
 #include "qnnrules/graph/Graph.h"
 #include "qnnrules/rules/RuleSet.h"
 #include "qnnrules/rules/Soc.h"
@@ -18,8 +19,9 @@
 namespace qnnrules {
 
 struct PartitionOptions {
-  // Strict: a node with validation errors falls back to CPU, as QNN's op validation would
-  // reject it. Warn: it stays delegated and is marked invalid.
+  // The mode, for the report only: a node with validation errors is refused by the backend's
+  // op validation in either mode and goes where the lowering path puts it (CPU, or a failed
+  // session); warn mode changes the exit code, not the placement.
   bool strict = true;
   // Default: what the backend's policy requires (LPAI: yes).
   std::optional<bool> requireFullDelegation;
@@ -30,6 +32,9 @@ struct PartitionOptions {
   const PruneResult* pruned = nullptr;
   // The graph's user index when the caller has one (the engine builds it once for pruning).
   const UserIndex* users = nullptr;
+  // The lowering path: which refused nodes fail the whole session instead of falling back.
+  // Null: every refused node falls back to CPU.
+  const BoundLowering* lowering = nullptr;
 };
 
 // `validation` must be validateGraph's result for this graph and rule set before applyMode,

@@ -17,7 +17,9 @@
 #include "qnnrules/delegate/BackendOptions.h"
 #include "qnnrules/delegate/DelegationReport.h"
 #include "qnnrules/graph/Graph.h"
+#include "qnnrules/passes/LoweringRewrites.h"
 #include "qnnrules/pipeline/PhaseTimes.h"
+#include "qnnrules/rules/Lowering.h"
 #include "qnnrules/report/Diagnostic.h"
 #include "qnnrules/rules/RuleSet.h"
 #include "qnnrules/rules/Soc.h"
@@ -58,6 +60,10 @@ struct RunReport {
   std::vector<ResolvedOption> backendOptions;
   std::shared_ptr<const BackendOptionTable> optionTable;  // keeps backendOptions' specs alive
   std::shared_ptr<const RuleSet> rules;  // the rules that judged the graph (digest, SARIF rule help)
+  // The lowering path the graph was judged for (rules/lowering/), set once the graph is read;
+  // defaulted: chosen by the graph's source, not by the user.
+  std::shared_ptr<const LoweringPath> lowering;
+  bool loweringDefaulted = true;
 
   // --- where it stopped, if it did (then nothing below is filled in) ---
   Status status;
@@ -69,6 +75,8 @@ struct RunReport {
   // indices of `delegation` refer to it. Owned, or the caller's graph when no pass changed it.
   std::shared_ptr<const Graph> graph;
   size_t qdqNodesFolded = 0;             // quantize + dequantize nodes folded into port encodings
+  // The encodings the lowering path changed before validation, per rewrite (the path's order).
+  std::vector<AppliedRewrite> rewrites;
   std::optional<AnnotateResult> annotation;  // its diagnostics are in `validation`
   // Every diagnostic in report order (fold, annotation, rules, quantization parameters) with
   // the mode applied, and the counts.

@@ -1,4 +1,5 @@
-// The one-line verdict of a run: VALID, VALID WITH CPU FALLBACK n%, or INVALID.
+// The one-line verdict of a run: VALID, VALID WITH CPU FALLBACK n%, INVALID, or SESSION FAILS
+// (the lowering path will not create a session for the graph: rules/lowering/, Lowering.h).
 #pragma once
 
 #include <cstddef>
@@ -9,15 +10,15 @@
 
 namespace qnnrules {
 
-enum class VerdictKind { kValid, kValidWithCpuFallback, kInvalid };
+enum class VerdictKind { kValid, kValidWithCpuFallback, kInvalid, kSessionFailure };
 
 struct Verdict {
   VerdictKind kind = VerdictKind::kValid;
-  size_t cpuPercent = 0;  // share of compute nodes on CPU, rounded up (1% when any is)
+  size_t cpuPercent = 0;  // share of compute nodes on CPU, rounded up (1% when any is); 100 when the session fails
 
   std::string text() const;  // "VALID", "VALID WITH CPU FALLBACK 12%", "INVALID"
 };
-std::string_view verdictKindName(VerdictKind k);  // "valid", "valid-with-cpu-fallback", "invalid"
+std::string_view verdictKindName(VerdictKind k);  // "valid", "valid-with-cpu-fallback", "invalid", "session-failure"
 
 // `failed`: the run fails (strict mode with errors, or full delegation not satisfied).
 Verdict judge(bool failed, const DelegationReport& delegation);

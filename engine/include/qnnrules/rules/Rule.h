@@ -41,6 +41,11 @@ struct PortConstraint {
   std::optional<int64_t> offset;        // fixed QNN offset (= -zero_point)
   std::string scaleText;                // as written ("1/256"), for messages and docs
   int sharedWith = -1;                  // index into Rule::ports; -1 = none
+  // Kinds (bits over constraintKinds(), validate/constraints/) that the reference quantizer
+  // recommends but the backend does not require (YAML `recommended: [scale, offset]`): a
+  // violation is a warning and never keeps the node off the backend; the annotator still
+  // writes the recommended value.
+  uint16_t recommended = 0;
   SourceMark mark;
 };
 

@@ -32,6 +32,7 @@
 #include "qnnrules/delegate/BackendOptions.h"
 #include "qnnrules/rules/BackendManifest.h"
 #include "qnnrules/report/Diagnostic.h"
+#include "qnnrules/rules/Lowering.h"
 #include "qnnrules/rules/RuleLoader.h"
 #include "qnnrules/rules/RuleSet.h"
 #include "qnnrules/rules/Soc.h"
@@ -109,6 +110,16 @@ class RuleRegistry {
   };
   const BackendOptionsLoad& backendOptions();
 
+  // Every lowering/<name>.yaml of the search path (rules/lowering/: the paths a graph takes to
+  // the backend, Lowering.h); a later directory's path of the same name replaces it. Loaded on
+  // first call, cached, thread-safe. Not in the rule cache: two small files.
+  struct LoweringLoad {
+    std::shared_ptr<const LoweringTable> table;  // null on failure
+    Status status;
+    DiagnosticList errors;
+  };
+  const LoweringLoad& lowerings();
+
  private:
   // `chain` holds the backends whose loading is under way (to report `extends` cycles).
   const BackendLoad& backendLocked(const std::string& name, std::vector<std::string>& chain);
@@ -116,6 +127,7 @@ class RuleRegistry {
   SocLoad loadSocs() const;
   QuantConfigLoad loadQuantConfigs() const;
   BackendOptionsLoad loadBackendOptions() const;
+  LoweringLoad loadLowerings() const;
 
   RegistryOptions options_;
   std::vector<std::filesystem::path> searchPath_;
@@ -126,6 +138,7 @@ class RuleRegistry {
   std::unique_ptr<SocLoad> socs_;                                 // guarded by mu_
   std::unique_ptr<QuantConfigLoad> quantConfigs_;                 // guarded by mu_
   std::unique_ptr<BackendOptionsLoad> backendOptions_;            // guarded by mu_
+  std::unique_ptr<LoweringLoad> lowerings_;                       // guarded by mu_
   std::unique_ptr<RuleCache> cache_;                              // guarded by mu_
 };
 

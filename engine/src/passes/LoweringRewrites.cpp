@@ -1,0 +1,190 @@
+#include "qnnrules/passes/LoweringRewrites.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include "../validate/SharedRoots.h"
+#include "qnnrules/graph/PortType.h"
+
+namespace qnnrules {
+namespace {
+
+// The storage dtype and full range a QNN fixed-point datatype is written with in a QuantSpec.
+struct Storage {
+  ScalarType dtype;
+  int64_t min, max;
+};
+std::optional<Storage> storageOf(QnnDatatype t) {
+  switch (t) {
+    case QnnDatatype::kUFixed8: return Storage{ScalarType::kUInt8, 0, 255};
+    case QnnDatatype::kSFixed8: return Storage{ScalarType::kInt8, -128, 127};
+    case QnnDatatype::kUFixed16: return Storage{ScalarType::kUInt16, 0, 65535};
+    case QnnDatatype::kSFixed16: return Storage{ScalarType::kInt16, -32768, 32767};
+    default: return std::nullopt;
+  }
+}
+
+QScheme symmetricOf(QScheme q) { return isPerChannel(q) ? QScheme::kPerChannelSymmetric : QScheme::kPerTensorSymmetric; }
+
+// The spec `rw` makes of `s`: the same real range in another container, symmetric, or fixed.
+QuantSpec rewritten(const QuantSpec& from, const LoweringRewrite& rw) {
+  QuantSpec s = from;
+  s.sharedWith.reset();
+  const QuantRange full = fullQuantRange(s.dtype);
+  const int64_t oldMin = s.quantMin.value_or(full.min), oldMax = s.quantMax.value_or(full.max);
+  std::optional<Storage> to = rw.setDatatype ? storageOf(*rw.setDatatype) : std::nullopt;
+  if (to || rw.setSymmetric) {
+    const Storage target = to ? *to : Storage{s.dtype, oldMin, oldMax};
+    const bool symmetric = rw.setSymmetric;
+    for (size_t i = 0; i < s.scales.size(); ++i) {
+      const int64_t zp = i < s.zeroPoints.size() ? s.zeroPoints[i] : (s.zeroPoints.empty() ? 0 : s.zeroPoints[0]);
+      if (symmetric) {
+        // Cover the larger side of the old range around zero with the new positive half.
+        const double reach = static_cast<double>(std::max(zp - oldMin, oldMax - zp));
+        s.scales[i] *= reach / static_cast<double>(target.max);
+      } else {
+        s.scales[i] *= static_cast<double>(oldMax - oldMin) / static_cast<double>(target.max - target.min);
+      }
+    }
+    for (int64_t& zp : s.zeroPoints) {
+      if (symmetric) {
+        zp = target.min < 0 ? 0 : (target.max + 1) / 2;
+      } else {
+        const double f = static_cast<double>(zp - oldMin) / static_cast<double>(oldMax - oldMin);
+        zp = target.min + static_cast<int64_t>(std::llround(f * static_cast<double>(target.max - target.min)));
+      }
+    }
+    s.dtype = target.dtype;
+    s.quantMin = target.min;
+    s.quantMax = target.max;
+    if (symmetric) s.qscheme = symmetricOf(s.qscheme);
+  }
+  if (rw.setScale) {
+    s.scales.clear();
+    s.scales.push_back(*rw.setScale);
+  }
+  if (rw.setOffset) {
+    s.zeroPoints.clear();
+    s.zeroPoints.push_back(-*rw.setOffset);
+  }
+  if (rw.setScale || rw.setOffset) s.qscheme = isSymmetric(s.qscheme) ? QScheme::kPerTensorSymmetric : QScheme::kPerTensorAffine;
+  recordZeroPointRange(s);
+  return s;
+}
+
+// The spec slot of port `decl` on `node`: a plain tensor argument or an output (list
+// arguments are not rewritten).
+OptionalBox<QuantSpec>* slotOf(Node& node, const PortDecl& decl) {
+  if (decl.isInput) {
+    if (static_cast<size_t>(decl.index) >= node.args.size()) return nullptr;
+    Argument& a = node.args[static_cast<size_t>(decl.index)];
+    return a.kind == Argument::Kind::kTensor ? &a.qspec : nullptr;
+  }
+  if (static_cast<size_t>(decl.index) >= node.outputs.size()) return nullptr;
+  return &node.outputs[static_cast<size_t>(decl.index)].qspec;
+}
+
+}  // namespace
+
+BoundLowering bindLowering(const LoweringPath& path, const RuleSet& rules, DiagnosticList& errors) {
+  BoundLowering out;
+  out.path = &path;
+  const std::vector<Rule>& all = rules.rules();
+  out.sessionFailureRule.assign(all.size(), 0);
+  for (size_t i = 0; i < all.size(); ++i)
+    for (const OnnxMapping& m : all[i].onnx)
+      if (std::find(path.sessionFailureOnnxOps.begin(), path.sessionFailureOnnxOps.end(), m.opType) !=
+          path.sessionFailureOnnxOps.end())
+        out.sessionFailureRule[i] = 1;
+  auto portError = [&](const LoweringRewrite& rw, const Rule& rule, const std::string& port) {
+    Diagnostic d;
+    d.code = DiagCode::kUnknownPort;
+    d.mark = rw.mark;
+    d.ruleId = rule.id;
+    d.message = "rewrite '" + rw.id + "' of lowering path '" + path.name + "' names port '" + port + "', which rule " +
+                rule.id + " does not declare";
+    for (const PortDecl& p : rule.ports) d.expected += (d.expected.empty() ? "one of: " : ", ") + p.name;
+    d.actual = port;
+    errors.push_back(std::move(d));
+  };
+  for (const LoweringRewrite& rw : path.rewrites) {
+    for (const std::string& id : rw.rules) {
+      auto it = std::find_if(all.begin(), all.end(), [&](const Rule& r) { return r.id == id; });
+      if (it == all.end()) continue;
+      BoundRewrite b;
+      b.rewrite = &rw;
+      b.rule = static_cast<uint32_t>(it - all.begin());
+      b.port = it->findPort(rw.port);
+      bool ok = b.port >= 0;
+      if (!ok) portError(rw, *it, rw.port);
+      for (const auto& [name, type] : rw.when) {
+        const int p = it->findPort(name);
+        if (p < 0) {
+          portError(rw, *it, name);
+          ok = false;
+        }
+        b.when.emplace_back(p, type);
+      }
+      if (ok) out.rewrites.push_back(std::move(b));
+    }
+  }
+  return out;
+}
+
+std::vector<AppliedRewrite> applyLoweringRewrites(Graph& graph, const RuleSet& rules, const BoundLowering& lowering) {
+  std::vector<AppliedRewrite> applied;
+  if (lowering.rewrites.empty()) return applied;
+  const std::vector<Rule>& all = rules.rules();
+  // Per rule: its rewrites; per interned target: its rule. Both once, not per node.
+  std::vector<std::vector<const BoundRewrite*>> byRule(all.size());
+  for (const BoundRewrite& b : lowering.rewrites) byRule[b.rule].push_back(&b);
+  std::vector<int32_t> ruleOfTarget(graph.targets().size(), -1);
+  for (size_t t = 0; t < ruleOfTarget.size(); ++t)
+    if (const Rule* r = rules.findByTarget(graph.targets()[t]); r && !byRule[static_cast<size_t>(r - all.data())].empty())
+      ruleOfTarget[t] = static_cast<int32_t>(r - all.data());
+
+  // Decide on the graph as read (shared chains resolve against unchanged specs), then change.
+  struct Change {
+    uint32_t node;
+    const PortDecl* decl;
+    const BoundRewrite* by;
+    QuantSpec spec;
+  };
+  std::vector<Change> changes;
+  {
+    SharedRoots roots(graph);
+    for (uint32_t i = 0; i < graph.nodes().size(); ++i) {
+      Node& node = graph.mutableNodes()[i];
+      if (node.kind != NodeKind::kCall || node.targetId == Node::kNoTarget || ruleOfTarget[node.targetId] < 0) continue;
+      const Rule& rule = all[static_cast<size_t>(ruleOfTarget[node.targetId])];
+      auto rootOf = [&](int port) -> const QuantSpec* {
+        OptionalBox<QuantSpec>* slot = slotOf(node, rule.ports[static_cast<size_t>(port)]);
+        if (!slot || !*slot) return nullptr;
+        Resolved r = roots.resolve(&**slot);
+        return r.how == Resolution::kConcrete ? r.root : nullptr;
+      };
+      for (const BoundRewrite* b : byRule[static_cast<size_t>(ruleOfTarget[node.targetId])]) {
+        bool match = true;
+        for (const auto& [port, type] : b->when) {
+          const QuantSpec* s = rootOf(port);
+          match = match && s && portTypeOf(*s).datatype == type;
+        }
+        const QuantSpec* target = match ? rootOf(b->port) : nullptr;
+        if (target) changes.push_back({i, &rule.ports[static_cast<size_t>(b->port)], b, rewritten(*target, *b->rewrite)});
+      }
+    }
+  }
+  for (Change& c : changes) {
+    *slotOf(graph.mutableNodes()[c.node], *c.decl) = std::move(c.spec);
+    auto it = std::find_if(applied.begin(), applied.end(), [&](const AppliedRewrite& a) { return a.rewrite == c.by->rewrite; });
+    if (it == applied.end()) applied.push_back({c.by->rewrite, 1});
+    else ++it->ports;
+  }
+  std::stable_sort(applied.begin(), applied.end(), [&](const AppliedRewrite& a, const AppliedRewrite& b) {
+    return a.rewrite < b.rewrite;  // the path's order: rewrites live in one vector
+  });
+  return applied;
+}
+
+}  // namespace qnnrules

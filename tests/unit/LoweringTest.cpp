@@ -1,0 +1,224 @@
+// Lowering paths (rules/lowering/, issue 21): the loader's strictness (exact file:line:column
+// messages), the built-in paths, the rewrites each path applies before validation, where a
+// refused node goes (CPU or a failed session) in both modes, and required vs recommended
+// constraints (`recommended:` in a port constraint).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "BuiltinEngine.h"
+#include "qnnrules/Engine.h"
+#include "qnnrules/io/GraphReader.h"
+#include "qnnrules/report/Verdict.h"
+#include "qnnrules/rules/Lowering.h"
+#include "qnnrules/rules/RuleLoader.h"
+
+namespace qnnrules {
+namespace {
+
+const std::string kData = std::string(QNNRULES_SOURCE_DIR) + "/tests/data/lowering/";
+
+std::string dump(const DiagnosticList& errors) {
+  std::string s;
+  for (const Diagnostic& d : errors) s += d.mark.toString() + ": " + d.message + "\n";
+  return s;
+}
+
+const std::string kPath =
+    "version: 1\n"
+    "lowering: toy\n"
+    "description: a toy path\n"
+    "default_for: [onnx]\n"
+    "session_failure: {onnx_ops: [Conv], message: the session fails}\n"
+    "rewrites:\n"
+    "  - id: s16\n"
+    "    rules: [htp.sigmoid]\n"
+    "    when: {output: UFIXED_POINT_16}\n"
+    "    port: output\n"
+    "    set: {scale: 1/65536, offset: 0}\n"
+    "    says: fixed\n";
+
+TEST(LoweringLoader, ReadsEveryKey) {
+  DiagnosticList errors;
+  std::optional<LoweringPath> p = loadLoweringText(kPath, "toy.yaml", errors);
+  ASSERT_TRUE(p) << dump(errors);
+  EXPECT_EQ(p->name, "toy");
+  ASSERT_EQ(p->defaultFor.size(), 1u);
+  EXPECT_EQ(p->defaultFor[0], GraphSource::kOnnx);
+  EXPECT_EQ(p->sessionFailureOnnxOps, std::vector<std::string>{"Conv"});
+  ASSERT_EQ(p->rewrites.size(), 1u);
+  const LoweringRewrite& r = p->rewrites[0];
+  EXPECT_EQ(r.port, "output");
+  ASSERT_EQ(r.when.size(), 1u);
+  EXPECT_EQ(r.when[0].second, QnnDatatype::kUFixed16);
+  ASSERT_TRUE(r.setScale);
+  EXPECT_DOUBLE_EQ(*r.setScale, 1.0 / 65536);
+  EXPECT_EQ(r.setOffset, 0);
+  EXPECT_EQ(r.mark.toString(), "toy.yaml:7:5");
+}
+
+TEST(LoweringLoader, TyposAreErrorsWithLineAndColumn) {
+  struct Case {
+    std::string from, to, expected;
+  } cases[] = {
+      {"default_for: [onnx]", "default_for: [onxx]",
+       "toy.yaml:4:14: unknown graph source 'onxx' in 'default_for'"},
+      {"    port: output\n", "    prot: output\n", "toy.yaml:10:5: unknown key 'prot' in rewrite 's16'"},
+      {"UFIXED_POINT_16}", "UFIXED_POINT_61}", "toy.yaml:9:19: unknown QNN datatype 'UFIXED_POINT_61' for port 'output' in 'when' of rewrite 's16'"},
+      {"set: {scale: 1/65536, offset: 0}", "set: {scale: -1, offset: 0}",
+       "toy.yaml:11:18: 'scale' of 'set' of rewrite 's16' must be a positive number or a fraction"},
+      {"lowering: toy\n", "", "toy.yaml:1:1: the top level has no 'lowering'"},
+  };
+  for (const Case& c : cases) {
+    std::string text = kPath;
+    const size_t at = text.find(c.from);
+    ASSERT_NE(at, std::string::npos) << c.from;
+    text.replace(at, c.from.size(), c.to);
+    DiagnosticList errors;
+    EXPECT_FALSE(loadLoweringText(text, "toy.yaml", errors));
+    EXPECT_NE(dump(errors).find(c.expected), std::string::npos) << "expected: " << c.expected << "\ngot: " << dump(errors);
+  }
+}
+
+TEST(LoweringLoader, RecommendedNamesAConstraintThePortHas) {
+  const std::string rule =
+      "version: 1\nrules:\n  - id: t.sig\n    targets: [aten.sigmoid.default]\n    qnn_op: Sigmoid\n"
+      "    pattern: siso\n    description: d.\n    inputs: [{name: input}]\n    outputs: [{name: output}]\n"
+      "    variants:\n      - name: a8\n        ports:\n          input: {dtype: UFIXED_POINT_8, encoding: SCALE_OFFSET}\n"
+      "          output: {dtype: UFIXED_POINT_8, encoding: SCALE_OFFSET, scale: 1/256, recommended: [REC]}\n";
+  auto load = [&](const std::string& rec, DiagnosticList& errors) {
+    std::string text = rule;
+    text.replace(text.find("REC"), 3, rec);
+    std::vector<Rule> rules;
+    loadRuleText(text, "r.yaml", rules, errors);
+    return rules;
+  };
+  DiagnosticList ok;
+  std::vector<Rule> rules = load("scale", ok);
+  ASSERT_EQ(rules.size(), 1u) << dump(ok);
+  EXPECT_NE(rules[0].variants[0].ports[1].recommended, 0);
+  DiagnosticList notHere, unknown, selecting;
+  load("offset", notHere);
+  EXPECT_NE(dump(notHere).find("r.yaml:14:94: 'recommended' of port 'output' in variant 'a8' of rule 't.sig' names "
+                               "'offset', which this port does not constrain"),
+            std::string::npos)
+      << dump(notHere);
+  load("sacle", unknown);
+  EXPECT_NE(dump(unknown).find("names 'sacle', which is not a constraint a variant can fail"), std::string::npos)
+      << dump(unknown);
+  load("dtype", selecting);  // datatypes select variants; they cannot be a recommendation
+  EXPECT_NE(dump(selecting).find("names 'dtype'"), std::string::npos) << dump(selecting);
+}
+
+TEST(LoweringPaths, BuiltinPathsLoadAndBindToHtp) {
+  Engine e = testing::builtinEngine("htp", "SM8650");
+  ASSERT_TRUE(e.ok()) << e.status().message() << dump(e.loadErrors());
+  const RuleRegistry::LoweringLoad& l = e.registry().lowerings();
+  ASSERT_TRUE(l.table) << dump(l.errors);
+  EXPECT_EQ(l.table->names(), (std::vector<std::string>{"executorch", "ort-qnn"}));
+  EXPECT_EQ(l.table->defaultFor(GraphSource::kOnnx)->name, "ort-qnn");
+  EXPECT_EQ(l.table->defaultFor(GraphSource::kJson)->name, "executorch");
+  EXPECT_EQ(l.table->defaultFor(GraphSource::kPt2)->name, "executorch");
+  // "lowering" is a folder of paths, not a backend.
+  const std::vector<std::string> backends = e.registry().availableBackends();
+  EXPECT_EQ(std::count(backends.begin(), backends.end(), "lowering"), 0);
+}
+
+TEST(LoweringPaths, UnknownPathIsAnOptionError) {
+  EngineOptions o;
+  o.soc = "SM8650";
+  o.useEnvironment = false;
+  o.builtinRulesDir = std::string(QNNRULES_SOURCE_DIR) + "/rules";
+  o.lowering = "ort-qnm";
+  Engine e(o);
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.status().message(), "unknown lowering path 'ort-qnm'; did you mean 'ort-qnn'? (known: executorch, ort-qnn)");
+}
+
+RunReport runOn(const std::string& file, const std::string& soc, Mode mode, const std::string& lowering = {}) {
+  EngineOptions o;
+  o.soc = soc;
+  o.mode = mode;
+  o.useEnvironment = false;
+  o.builtinRulesDir = std::string(QNNRULES_SOURCE_DIR) + "/rules";
+  o.lowering = lowering;
+  Engine e(o);
+  EXPECT_TRUE(e.ok()) << e.status().message();
+  RunOptions ro;
+  ro.graphPath = kData + file;
+  return e.run(ro);
+}
+
+size_t count(const RunReport& r, DiagCode code, Severity sev) {
+  size_t n = 0;
+  for (const Diagnostic& d : r.validation.diagnostics) n += d.code == code && d.severity == sev;
+  return n;
+}
+
+// A node the backend refuses goes where the path puts it, in both modes; warn mode changes
+// the exit code only. ort-qnn: the Conv was laid out as NHWC, so the session fails.
+TEST(LoweringPaths, RefusedConvFailsTheOrtSessionAndFallsBackOnExecuTorch) {
+  for (Mode mode : {Mode::kStrict, Mode::kWarn}) {
+    RunReport ort = runOn("conv_16a16w.json", "SM8350", mode, "ort-qnn");
+    ASSERT_TRUE(ort.ok());
+    ASSERT_TRUE(ort.delegation.sessionFailure);
+    EXPECT_EQ(ort.graph->node(ort.delegation.sessionFailure->node).name, "conv");
+    EXPECT_EQ(judge(ort.failed(), ort.delegation).text(), "SESSION FAILS");
+    EXPECT_EQ(ort.failed(), mode == Mode::kStrict);
+
+    RunReport et = runOn("conv_16a16w.json", "SM8350", mode);
+    ASSERT_TRUE(et.ok());
+    EXPECT_EQ(et.lowering->name, "executorch");
+    EXPECT_FALSE(et.delegation.sessionFailure);
+    EXPECT_EQ(et.delegation.delegatedComputeNodes, 1u);  // relu; conv on CPU
+    ASSERT_EQ(et.delegation.fallbacks.size(), 1u);
+    EXPECT_EQ(et.graph->node(et.delegation.fallbacks[0].node).name, "conv");
+    EXPECT_EQ(et.delegation.invalidDelegatedNodes, 0u);
+    const Verdict v = judge(et.failed(), et.delegation);
+    EXPECT_EQ(v.text(), mode == Mode::kStrict ? "INVALID" : "VALID WITH CPU FALLBACK 50%");
+  }
+}
+
+TEST(LoweringPaths, SameConvRunsOnV73) {
+  RunReport r = runOn("conv_16a16w.json", "SM8550", Mode::kStrict, "ort-qnn");
+  EXPECT_FALSE(r.delegation.sessionFailure);
+  EXPECT_EQ(judge(r.failed(), r.delegation).text(), "VALID");
+}
+
+// ort-qnn sets a 16-bit Sigmoid output to its fixed encoding before QNN sees it; ExecuTorch
+// hands QNN the file's encoding.
+TEST(LoweringPaths, OrtRewritesTheSixteenBitSigmoidOutput) {
+  RunReport ort = runOn("sigmoid16_wrong.json", "SM8650", Mode::kStrict, "ort-qnn");
+  EXPECT_EQ(count(ort, DiagCode::kFixedScale, Severity::kError), 0u);
+  EXPECT_EQ(judge(ort.failed(), ort.delegation).text(), "VALID");
+  ASSERT_EQ(ort.rewrites.size(), 1u);
+  EXPECT_EQ(ort.rewrites[0].rewrite->id, "sigmoid-16bit-fixed-output");
+  EXPECT_EQ(ort.rewrites[0].ports, 1u);
+
+  RunReport et = runOn("sigmoid16_wrong.json", "SM8650", Mode::kStrict);
+  EXPECT_EQ(count(et, DiagCode::kFixedScale, Severity::kError), 1u);
+  EXPECT_TRUE(et.rewrites.empty());
+  EXPECT_EQ(judge(et.failed(), et.delegation).text(), "INVALID");
+}
+
+// Recommended, not required: a warning in both modes, and the node stays on the backend.
+TEST(RecommendedConstraints, CalibratedEightBitSigmoidAndConcatOwnEncoding) {
+  struct Case {
+    const char* file;
+    DiagCode code;
+  } cases[] = {{"sigmoid8_calibrated.json", DiagCode::kFixedScale}, {"concat_own_encoding.json", DiagCode::kShared}};
+  for (const Case& c : cases) {
+    for (Mode mode : {Mode::kStrict, Mode::kWarn}) {
+      RunReport r = runOn(c.file, "SM8650", mode);
+      SCOPED_TRACE(c.file);
+      EXPECT_EQ(r.validation.errorCount(), 0u);
+      EXPECT_GE(count(r, c.code, Severity::kWarning), 1u);
+      EXPECT_EQ(r.delegation.delegatedComputeNodes, r.delegation.computeNodes);
+      EXPECT_FALSE(r.failed());
+      EXPECT_EQ(judge(r.failed(), r.delegation).text(), "VALID");
+    }
+  }
+}
+
+}  // namespace
+}  // namespace qnnrules
