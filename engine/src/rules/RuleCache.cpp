@@ -1,11 +1,14 @@
 #include "RuleCache.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -31,15 +34,31 @@ uint64_t hashBytes(std::string_view bytes) { return std::hash<std::string_view>{
 
 std::string hex(uint64_t v) { return fmt::format("{:016x}", v); }
 
-bool readWholeFile(const fs::path& file, std::string& out) {
-  std::FILE* f = std::fopen(file.c_str(), "rb");
-  if (!f) return false;
-  out.clear();
-  char buf[1 << 16];
-  size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
-  const bool ok = !std::ferror(f);
-  std::fclose(f);
+// The largest cache file read (docs/rule-format.md, "Rule cache"): the compiled tables of every
+// shipped backend together take well under a megabyte.
+constexpr uint64_t kMaxCacheFileBytes = 64ull << 20;
+
+// Reads `file` whole when it is a regular file of at most `maxBytes`; false for anything else.
+// A FIFO or device is opened without blocking and refused, never read: a FIFO put where a
+// cache file belongs must not hang every run, nor /dev/zero be read forever.
+bool readRegularFile(const fs::path& file, uint64_t maxBytes, std::string& out) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st {};
+  bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) <= maxBytes;
+  if (ok) {
+    out.assign(static_cast<size_t>(st.st_size), '\0');
+    size_t done = 0;
+    while (ok && done < out.size()) {
+      const ssize_t n = ::read(fd, out.data() + done, out.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      ok = n > 0;  // a file that shrank while read is not used
+      if (ok) done += static_cast<size_t>(n);
+    }
+    char probe = 0;
+    ok = ok && ::read(fd, &probe, 1) == 0;  // nor one that grew
+  }
+  ::close(fd);
   return ok;
 }
 
@@ -98,7 +117,7 @@ uint64_t RuleCache::digest() {
     std::sort(entries.begin(), entries.end());
     for (const fs::path& e : entries) {
       key += e.lexically_relative(dir).generic_string();
-      if (isYaml(e) && readWholeFile(e, content))
+      if (isYaml(e) && readRegularFile(e, limits_.maxFileBytes, content))
         key += fmt::format(" {} {}", content.size(), hex(hashBytes(content)));
       key += '\n';
     }
@@ -115,7 +134,11 @@ std::optional<std::string> RuleCache::readPayload(const std::string& slot) {
   if (!enabled()) return std::nullopt;
   const fs::path file = fileFor(slot);
   std::string bytes;
-  if (!readWholeFile(file, bytes)) return std::nullopt;
+  if (!readRegularFile(file, kMaxCacheFileBytes, bytes)) {
+    spdlog::debug("rule cache {}: missing, not a regular file or above {} bytes; not used", file.string(),
+                  kMaxCacheFileBytes);
+    return std::nullopt;
+  }
   uint32_t version = 0;
   if (bytes.size() >= kHeaderBytes) std::memcpy(&version, bytes.data() + sizeof kMagic, sizeof version);
   const bool valid = bytes.size() >= kHeaderBytes && std::memcmp(bytes.data(), kMagic, sizeof kMagic) == 0 &&
