@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 secs="${1:-60}"
 shift || true
-all=(graph_json graph_onnx graph_pt2 rules quant_config recipe backend_options end_to_end)
+all=(graph_json graph_onnx graph_pt2 graph_roundtrip rules quant_config recipe backend_options end_to_end)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 dir=build-fuzz

@@ -19,6 +19,10 @@ seed() {
       find examples tests/data tests/hostile/inputs -name '*.json' -size -2M -exec cp --backup=numbered -t "$out" {} + ;;
     graph_onnx) find tests/data tests/conformance/onnx -name '*.onnx' -size -2M -exec cp --backup=numbered -t "$out" {} + ;;
     graph_pt2) find tests/data -name '*.pt2' -size -4M -exec cp --backup=numbered -t "$out" {} + ;;
+    graph_roundtrip)  # every format the readers accept
+      find examples tests/data -name '*.json' -size -2M -exec cp --backup=numbered -t "$out" {} +
+      find tests/data -name '*.onnx' -size -2M -exec cp --backup=numbered -t "$out" {} +
+      find tests/data -name '*.pt2' -size -4M -exec cp --backup=numbered -t "$out" {} + ;;
     rules)
       local i=0
       for f in rules/*/ops/*.yaml tests/data/loader/*.yaml tests/data/annotate/rules/*/*.yaml; do

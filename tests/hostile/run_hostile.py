@@ -8,6 +8,8 @@ Usage: run_hostile.py --validate QNN_VALIDATE --rules-tool QNN_RULES [--only NAM
 import argparse
 import json
 import os
+import resource
+import shutil
 import signal
 import stat
 import subprocess
@@ -25,6 +27,7 @@ import yaml
 WITHOUT_FILE_CAPS = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--"]
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+CACHE_DIR = tempfile.TemporaryDirectory(prefix="hostile-cache-")
 INPUTS = os.path.join(HERE, "inputs")
 # A hang guard, not a speed assertion; sanitizer Debug builds run several times slower
 # (tests/CMakeLists.txt sets QNNRULES_HOSTILE_TIMEOUT there).
@@ -45,6 +48,177 @@ def relu_chain(count, stats):
         nodes.append({"name": f"r{i}", "kind": "call", "target": "aten.relu.default", "args": [{"ref": prev}],
                       "outputs": [{"dtype": "float32", "shape": [4], "qspec": {"shared_with": {"node": prev}}}]})
     return graph(nodes, "chain")
+
+
+# --- ONNX models, encoded by hand (Debian's python3 has no onnx): the fields of onnx.proto3
+# that the reader needs, by field number.
+def _varint(v):
+    v &= (1 << 64) - 1  # negative int64 fields are ten-byte two's complement varints
+    out = bytearray()
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        out.append(b | (0x80 if v else 0))
+        if not v:
+            return bytes(out)
+
+
+def _field(number, value):
+    """One protobuf field: int -> varint, bytes/str -> length-delimited."""
+    if isinstance(value, int):
+        return _varint(number << 3) + _varint(value)
+    if isinstance(value, str):
+        value = value.encode()
+    return _varint(number << 3 | 2) + _varint(len(value)) + value
+
+
+def _value_info(name, elem_type, dims):
+    shape = b"".join(_field(1, _field(1, d)) for d in dims)
+    return _field(1, name) + _field(2, _field(1, _field(1, elem_type) + _field(2, shape)))
+
+
+def onnx_dequantize(scale_dims, scale_type=1, scale_raw=b"\0" * 16, input_dims=(1, 4), opset=13, ir_version=7,
+                    with_opset=True, axis_attributes=()):
+    """x (uint8 input) -> DequantizeLinear(x, scale initializer) -> y."""
+    tensor = b"".join(_field(1, d) for d in scale_dims) + _field(2, scale_type) + _field(8, "scale") + _field(9, scale_raw)
+    attrs = b"".join(_field(5, _field(1, "axis") + _field(3, a) + _field(20, 2)) for a in axis_attributes)
+    node = _field(1, "x") + _field(1, "scale") + _field(2, "y") + _field(3, "dq") + _field(4, "DequantizeLinear") + attrs
+    graph = (_field(1, node) + _field(2, "hostile") + _field(5, tensor) + _field(11, _value_info("x", 2, input_dims)) +
+             _field(12, _value_info("y", 1, input_dims)))
+    model = _field(1, ir_version) + _field(7, graph)
+    if with_opset:
+        model += _field(8, _field(1, "") + _field(2, opset))
+    return model
+
+
+# --- .pt2 archives: tests/data/pt2/q8a8w_per_channel.pt2 with one entry changed.
+PT2_BASE = os.path.join(HERE, "..", "data", "pt2", "q8a8w_per_channel.pt2")
+PT2_ROOT = "q8a8w_per_channel/"
+
+
+def pt2_with(path, replace):
+    """Copies the base archive to `path`, entries named in `replace` (relative to the root)
+    given new content: bytes, a function of the old bytes, or an iterable of byte chunks
+    (written deflated, for zip bombs)."""
+    import zipfile
+    with zipfile.ZipFile(PT2_BASE) as src, zipfile.ZipFile(path, "w") as dst:
+        for info in src.infolist():
+            rel = info.filename[len(PT2_ROOT):]
+            if rel not in replace:
+                dst.writestr(info, src.read(info))
+                continue
+            new = replace[rel]
+            if callable(new):
+                new = new(src.read(info))
+            if isinstance(new, bytes):
+                dst.writestr(info.filename, new)
+            else:
+                entry = zipfile.ZipInfo(info.filename)
+                entry.compress_type = zipfile.ZIP_DEFLATED
+                with dst.open(entry, "w", force_zip64=True) as f:
+                    for chunk in new:
+                        f.write(chunk)
+
+
+def pt2_scale_meta(**meta):
+    """The weights config with _scale_0's tensor_meta fields changed (sizes/strides as ints)."""
+    def edit(old):
+        cfg = json.loads(old)
+        tm = cfg["config"]["_scale_0"]["tensor_meta"]
+        for k, v in meta.items():
+            tm[k] = [{"as_int": x} for x in v] if isinstance(v, list) else {"as_int": v}
+        return json.dumps(cfg).encode()
+    return {"data/weights/model_weights_config.json": edit}
+
+
+def pt2_negative_size(old):
+    program = json.loads(old)
+    values = program["graph_module"]["graph"]["tensor_values"]
+    values[sorted(values)[0]]["sizes"][0] = {"as_int": -5}
+    return json.dumps(program).encode()
+
+
+def pt2_schema_version(major):
+    def edit(old):
+        program = json.loads(old)
+        program["schema_version"]["major"] = major
+        return json.dumps(program).encode()
+    return edit
+
+
+def inflating(total, piece, head=b"", tail=b""):
+    """`total` bytes of JSON text made of `piece` repeated, in 1 MiB chunks."""
+    yield head
+    chunk = piece * ((1 << 20) // len(piece))
+    left = total - len(head) - len(tail)
+    while left > 0:
+        yield chunk[:left]
+        left -= len(chunk)
+    yield tail
+
+
+def json_documents(text):
+    """The JSON documents written one after another (a JSON report, then a graph)."""
+    decoder = json.JSONDecoder()
+    docs, at = [], 0
+    while True:
+        while at < len(text) and text[at].isspace():
+            at += 1
+        if at == len(text):
+            return docs
+        doc, at = decoder.raw_decode(text, at)
+        docs.append(doc)
+
+
+GENERATED_CACHE = {}  # name -> a file made once per run (the zip bombs take seconds to deflate)
+
+
+def generated_binary(name, path):
+    """Binary inputs (ONNX models, .pt2 archives) written to `path`."""
+    if name in GENERATED_CACHE:
+        shutil.copyfile(GENERATED_CACHE[name], path)
+        return
+    if "bomb" in name:
+        cached = os.path.join(CACHE_DIR.name, os.path.basename(path))
+        _generate_binary(name, cached)
+        GENERATED_CACHE[name] = cached
+        shutil.copyfile(cached, path)
+        return
+    _generate_binary(name, path)
+
+
+def _generate_binary(name, path):
+    gib = 1 << 30
+    if name.startswith("onnx_"):
+        models = {
+            "onnx_scale_dims_2_62": lambda: onnx_dequantize([1 << 62]),
+            "onnx_scale_dims_2_61_double": lambda: onnx_dequantize([1 << 61], scale_type=11),
+            "onnx_scale_dims_overflow": lambda: onnx_dequantize([1 << 40, 1 << 40]),
+            "onnx_negative_input_dim": lambda: onnx_dequantize([1], scale_raw=b"\0\0\x80\x3f", input_dims=(1, -4)),
+            "onnx_no_opset": lambda: onnx_dequantize([1], scale_raw=b"\0\0\x80\x3f", with_opset=False),
+            "onnx_huge_opset": lambda: onnx_dequantize([1], scale_raw=b"\0\0\x80\x3f", opset=1 << 62),
+            "onnx_repeated_axis": lambda: onnx_dequantize([1], scale_raw=b"\0\0\x80\x3f", axis_attributes=(1, 0)),
+        }
+        with open(path, "wb") as f:
+            f.write(models[name]())
+        return
+    archives = {
+        "pt2_offset_2_62": lambda: pt2_scale_meta(storage_offset=(1 << 62) - 1),
+        "pt2_offset_int64_max": lambda: pt2_scale_meta(storage_offset=(1 << 63) - 1),
+        "pt2_stride_int64_max": lambda: pt2_scale_meta(strides=[(1 << 63) - 1]),
+        "pt2_stride0_67m": lambda: pt2_scale_meta(sizes=[1 << 26], strides=[0]),
+        "pt2_stride0_16m": lambda: pt2_scale_meta(sizes=[1 << 24], strides=[0]),
+        "pt2_negative_size": lambda: {"models/model.json": pt2_negative_size},
+        "pt2_schema_version_huge": lambda: {"models/model.json": pt2_schema_version((1 << 64) - 1)},
+        "pt2_schema_version_negative": lambda: {"models/model.json": pt2_schema_version(-1)},
+        "pt2_big_endian": lambda: {"byteorder": b"big"},
+        # Zip bombs: program JSON inflating to 1 GiB (refused before inflating), and to 60 MB,
+        # under the inflate limit, where the JSON value limit refuses it before any DOM.
+        "pt2_bomb_zeros_1g": lambda: {"models/model.json": inflating(gib, b"0,", b"[", b"0]")},
+        "pt2_bomb_spaces_1g": lambda: {"models/model.json": inflating(gib, b" ", b"{", b"}")},
+        "pt2_bomb_zeros_60m": lambda: {"models/model.json": inflating(60 << 20, b"0,", b"[", b"0]")},
+    }
+    pt2_with(path, archives[name]())
 
 
 def generated(name):
@@ -68,12 +242,41 @@ def generated(name):
     raise SystemExit(f"unknown generated input {name}")
 
 
+# Sanitizer builds (QNNRULES_HOSTILE_SANITIZED=1, tests/CMakeLists.txt): AddressSanitizer's
+# shadow memory and quarantine take about three times the memory of the program itself, so the
+# memory bound is checked with that factor there, and rows that cap the address space are skipped.
+SANITIZED = os.environ.get("QNNRULES_HOSTILE_SANITIZED") == "1"
+SANITIZER_MEMORY_FACTOR = 3
+
+
+def run_measured(cmd, env, memory_limit_mb=None):
+    """Runs `cmd`; (exit code or None on timeout, stdout + stderr, peak RSS in bytes). The peak
+    is the child's own (wait4), not the maximum over every child so far."""
+    def limit():
+        if memory_limit_mb:
+            n = memory_limit_mb << 20
+            resource.setrlimit(resource.RLIMIT_AS, (n, n))
+    with tempfile.TemporaryFile() as out:
+        p = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                             preexec_fn=limit)
+        timer = threading.Timer(TIMEOUT, p.kill)
+        timer.start()
+        _, status, usage = os.wait4(p.pid, 0)
+        timed_out = not timer.is_alive()
+        timer.cancel()
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        text = out.read().decode("utf-8", "replace")
+    return (None if timed_out else p.returncode), text, usage.ru_maxrss * 1024
+
+
 class Case:
     def __init__(self, row, tools, work):
         self.row = row
         self.tools = tools
         self.work = work
         self.name = row["name"]
+        self.peak = None
 
     def materialize_input(self):
         spec = self.row.get("input", {})
@@ -86,6 +289,9 @@ class Case:
             return path
         if "generate" in spec:
             path = os.path.join(self.work, spec["generate"] + spec.get("suffix", ".json"))
+            if spec.get("suffix") in (".onnx", ".pt2"):
+                generated_binary(spec["generate"], path)
+                return path
             with open(path, "w", encoding="utf-8") as f:
                 f.write(generated(spec["generate"]))
             return path
@@ -126,6 +332,26 @@ class Case:
         if kind == "fifo":
             os.mkfifo(out)
             return out
+        if kind == "dangling_symlink":
+            os.symlink("nowhere/made.json", out)
+            return out
+        if kind == "sticky_foreign_link":
+            # /tmp's situation: a sticky world-writable directory, and in it a link planted by
+            # another user (uid 65534) to a 0600 file of ours. The kernel would follow it unless
+            # fs.protected_symlinks is on; the tool must refuse it either way.
+            sticky = os.path.join(self.work, "sticky")
+            os.mkdir(sticky)
+            os.chmod(sticky, 0o1777)
+            secret = os.path.join(self.work, "secret.json")
+            with open(secret, "w", encoding="utf-8") as f:
+                f.write("secret\n")
+            os.chmod(secret, 0o600)
+            link = os.path.join(sticky, "out.json")
+            os.symlink(secret, link)
+            os.lchown(link, 65534, 65534)
+            return link
+        if kind == "stdout":
+            return "/dev/stdout"
         if kind == "directory":
             os.mkdir(out)
             return out
@@ -147,20 +373,91 @@ class Case:
             env[k] = v.format(input=inp, inputs=INPUTS, work=self.work)
         if "signal" in self.row:
             return self.run_interrupted([exe] + args, env)
-        try:
-            p = subprocess.run(self.as_unprivileged([exe] + args), env=env, capture_output=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL)
-        except subprocess.TimeoutExpired:
+        if self.row.get("output") == "sticky_foreign_link" and os.geteuid() != 0:
+            return "pass", "skipped: planting another user's link needs root"
+        if "stdout" in self.row:
+            return self.run_stdout([exe] + args, env)
+        if self.row.get("prepare"):
+            if verdict := self.prepare([exe] + args, env):
+                return verdict
+        limit = self.row.get("memory_limit_mb")
+        if limit and SANITIZED:
+            return "pass", "skipped: a sanitizer's shadow memory does not fit an address-space limit"
+        returncode, text, peak = run_measured(self.as_unprivileged([exe] + args), env, limit)
+        if returncode is None:
             return "fail", f"no answer within {TIMEOUT} s"
-        text = (p.stdout + p.stderr).decode("utf-8", "replace")
         want = self.row["exit"]
-        if p.returncode != want:
-            return "fail", f"exit {p.returncode}, expected {want}\n{text[-2000:]}"
+        if returncode != want:
+            return "fail", f"exit {returncode}, expected {want}\n{text[-2000:]}"
+        # Memory bounded by the input (issue 24): peak RSS <= 64 x the input's size + 200 MB.
+        size = os.path.getsize(inp) if os.path.isfile(inp) else 0
+        allowed = 64 * size + (200 << 20)
+        self.peak = peak
+        if peak > allowed * (SANITIZER_MEMORY_FACTOR if SANITIZED else 1):
+            return "fail", f"peak memory {peak >> 20} MB, above 64 x {size} bytes + 200 MB = {allowed >> 20} MB"
         if "internal error" in text:
             return "fail", f"internal error\n{text[-2000:]}"
         fragment = self.row.get("message")
         if fragment and fragment not in text:
             return "fail", f"message lacks {fragment!r}\n{text[-2000:]}"
         return self.check(out)
+
+    def prepare(self, cmd, env):
+        """`cache_fifo` / `cache_huge`: one run fills the rule cache ({work}/cache), then every
+        cache file is replaced by a FIFO (which must not hang the next run) or by a sparse
+        2 GiB file (which must not be read whole)."""
+        p = subprocess.run(cmd, env=env, capture_output=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL)
+        cache = os.path.join(self.work, "cache")
+        files = [os.path.join(cache, f) for f in os.listdir(cache)] if os.path.isdir(cache) else []
+        if p.returncode != 0 or not files:
+            return "fail", f"the first run (exit {p.returncode}) left no cache files in {cache}"
+        for f in files:
+            os.unlink(f)
+            if self.row["prepare"] == "cache_fifo":
+                os.mkfifo(f)
+            else:
+                with open(f, "wb") as h:
+                    h.truncate(2 << 30)
+        return None
+
+    def run_stdout(self, cmd, env):
+        """`stdout: append`: stdout is run.log opened for appending (`>> run.log`), which must
+        keep its old lines and gain the report and the graph. `stdout: pipe`: stdout is a pipe
+        into jq (or, without jq, Python's JSON decoder), which must read every document."""
+        mode = self.row["stdout"]
+        if mode == "append":
+            log = os.path.join(self.work, "run.log")
+            with open(log, "w", encoding="utf-8") as f:
+                f.write("previous run\n")
+            with open(log, "ab") as f:
+                p = subprocess.run(cmd, env=env, stdout=f, stderr=subprocess.PIPE, timeout=TIMEOUT)
+            with open(log, encoding="utf-8") as f:
+                text = f.read()
+            if p.returncode != self.row["exit"]:
+                return "fail", f"exit {p.returncode}\n{p.stderr.decode()[-2000:]}"
+            if not text.startswith("previous run\n"):
+                return "fail", f"run.log lost its old content: {text[:200]!r}"
+            docs = json_documents(text[len("previous run\n"):])
+        elif mode == "pipe":
+            jq = shutil.which("jq")
+            reader = [jq, "-c", "{format: .format, tool: .tool}"] if jq else [
+                sys.executable, "-c", "import sys, json; print(len(sys.stdin.read()))"]
+            tool = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            p = subprocess.run(reader, stdin=tool.stdout, capture_output=True, timeout=TIMEOUT)
+            tool.stdout.close()
+            err = tool.stderr.read().decode()
+            tool.wait(timeout=TIMEOUT)
+            if tool.returncode != self.row["exit"] or p.returncode != 0:
+                return "fail", f"exit {tool.returncode}, reader exit {p.returncode}\n{err[-2000:]}{p.stderr.decode()[-500:]}"
+            if not jq:
+                return "pass", "jq is not installed: the pipe was read by Python"
+            docs = [json.loads(line) for line in p.stdout.decode().splitlines()]
+        else:
+            return "fail", f"unknown stdout mode {mode}"
+        formats = [d.get("format") for d in docs if isinstance(d, dict)]
+        if "qnnrules-graph" not in formats:
+            return "fail", f"no graph among the {len(docs)} JSON document(s) written: {formats}"
+        return "pass", ""
 
     def run_interrupted(self, cmd, env):
         """Interrupts the run at several points; whenever it stops, no temporary file is left and
@@ -212,6 +509,16 @@ class Case:
             elif check == "still_directory":
                 if not os.path.isdir(out):
                     return "fail", "the directory was replaced"
+            elif check == "target_untouched":
+                secret = os.path.join(self.work, "secret.json")
+                with open(secret, encoding="utf-8") as f:
+                    if f.read() != "secret\n":
+                        return "fail", "the link's target was written"
+            elif check == "nothing_created":
+                if os.path.exists(os.path.join(self.work, "nowhere")):
+                    return "fail", "the dangling link's target directory was created"
+                if not os.path.islink(out):
+                    return "fail", "the link was replaced"
             elif check == "reads_back":
                 p = subprocess.run([self.tools["validate"], "--warn", out], capture_output=True, timeout=TIMEOUT)
                 if p.returncode != 0:
@@ -236,10 +543,12 @@ def main():
             continue
         with tempfile.TemporaryDirectory(prefix="hostile-") as work:
             start = time.monotonic()
-            verdict, detail = Case(row, tools, work).run()
+            case = Case(row, tools, work)
+            verdict, detail = case.run()
             os.system(f"chmod -R u+rwx {work} 2>/dev/null")
         failed += verdict == "fail"
-        print(f"{verdict:5} {row['name']} ({time.monotonic() - start:.1f} s){': ' + detail if detail else ''}")
+        peak = f", {case.peak >> 20} MB" if case.peak else ""
+        print(f"{verdict:5} {row['name']} ({time.monotonic() - start:.1f} s{peak}){': ' + detail if detail else ''}")
     print(f"{failed} of {len(rows)} hostile-input case(s) failed")
     return 1 if failed else 0
 

@@ -1,6 +1,8 @@
 // The compiled rule cache (engine/src/rules/RuleCache.h): a cached load is the same as a fresh
 // one, any edit to a rule file takes effect on the next load, and a bad or unwritable cache is
 // only a slower load.
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -198,6 +200,34 @@ TEST(RuleCache, ACorruptOrTruncatedCacheFileIsIgnoredAndRebuilt) {
     EXPECT_EQ(toyDescription(rules, cache.path()), "Cached.");
     EXPECT_EQ(testing::readFile(cached), good);  // rewritten by the load
   }
+}
+
+// Issue 24: a FIFO where the cache file belongs never blocks the load (it is opened without
+// blocking and refused), and the next write replaces it with a cache file.
+TEST(RuleCache, AFifoInPlaceOfTheCacheFileIsIgnoredAndReplaced) {
+  TempDir rules, cache;
+  rules.write("toy/ops/relu.yaml", relu("Cached."));
+  EXPECT_EQ(toyDescription(rules, cache.path()), "Cached.");
+  ASSERT_EQ(filesIn(cache.path()), 1u);
+  const fs::path cached = fs::directory_iterator(cache.path())->path();
+  fs::remove(cached);
+  ASSERT_EQ(::mkfifo(cached.c_str(), 0600), 0);
+  EXPECT_EQ(toyDescription(rules, cache.path()), "Cached.");
+  EXPECT_TRUE(fs::is_regular_file(cached));
+}
+
+// Issue 25: the working directory is not part of the key: one entry per rule set.
+TEST(RuleCache, OneEntryPerRuleSetWhateverTheWorkingDirectory) {
+  TempDir rules, cache, elsewhere;
+  rules.write("toy/ops/relu.yaml", relu("Cached."));
+  EXPECT_EQ(toyDescription(rules, cache.path()), "Cached.");
+  ASSERT_EQ(filesIn(cache.path()), 1u);
+  const fs::path before = fs::current_path();
+  fs::current_path(elsewhere.path());
+  const std::string again = toyDescription(rules, cache.path());
+  fs::current_path(before);
+  EXPECT_EQ(again, "Cached.");
+  EXPECT_EQ(filesIn(cache.path()), 1u);
 }
 
 TEST(RuleCache, AnUnwritableCacheDirectoryMeansNoCache) {

@@ -1,4 +1,5 @@
-// writeOutputFile (io/SafeOutputFile.h): symlinks written through, the replaced file's mode
+// writeOutputFile (io/SafeOutputFile.h): symlinks written through (not dangling ones, nor
+// another user's in a sticky directory), the replaced file's mode
 // kept, devices and FIFOs streamed to or refused but never replaced, directories refused, and
 // no temporary file left behind. Interrupted writes are the hostile-input table's (SIGTERM,
 // SIGINT rows in tests/hostile/cases.yaml).
@@ -9,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -86,11 +88,72 @@ TEST_F(SafeOutputFile, SymlinkIsWrittenThroughToItsTarget) {
   EXPECT_EQ(entries(), (std::vector<std::string>{"link.json", "link2.json", "real"}));
 }
 
-TEST_F(SafeOutputFile, DanglingSymlinkCreatesItsTarget) {
+TEST_F(SafeOutputFile, DanglingSymlinkIsRefusedAndCreatesNothing) {
   fs::create_symlink("made.json", dir_ / "link.json");
-  ASSERT_TRUE(writeOutputFile(dir_ / "link.json", "new\n").isOk());
+  Status st = writeOutputFile(dir_ / "link.json", "new\n");
+  EXPECT_EQ(st.code(), StatusCode::kIoError);
+  EXPECT_NE(st.message().find("it is a dangling symbolic link; refusing to create its target"), std::string::npos)
+      << st.message();
   EXPECT_TRUE(fs::is_symlink(dir_ / "link.json"));
-  EXPECT_EQ(read(dir_ / "made.json"), "new\n");
+  EXPECT_EQ(entries(), std::vector<std::string>{"link.json"});
+}
+
+// /tmp's situation (issue 24): a sticky world-writable directory holding a link that another
+// user planted, pointing at a file of ours. Refused whether or not fs.protected_symlinks is on.
+TEST_F(SafeOutputFile, LinkOfAnotherUserInAStickyDirectoryIsRefused) {
+  if (::geteuid() != 0) GTEST_SKIP() << "planting another user's link needs root";
+  fs::create_directory(dir_ / "sticky");
+  ::chmod((dir_ / "sticky").c_str(), 01777);
+  write(dir_ / "secret.json", "secret\n");
+  ::chmod((dir_ / "secret.json").c_str(), 0600);
+  fs::create_symlink(dir_ / "secret.json", dir_ / "sticky" / "out.json");
+  ASSERT_EQ(::lchown((dir_ / "sticky" / "out.json").c_str(), 65534, 65534), 0);
+  Status st = writeOutputFile(dir_ / "sticky" / "out.json", "new\n");
+  EXPECT_EQ(st.code(), StatusCode::kIoError);
+  EXPECT_NE(st.message().find("is a symbolic link owned by another user (uid 65534) in a sticky world-writable "
+                              "directory; refusing to follow it"),
+            std::string::npos)
+      << st.message();
+  EXPECT_EQ(read(dir_ / "secret.json"), "secret\n");
+  // Our own link there is followed, as the kernel's protected_symlinks would.
+  ASSERT_EQ(::lchown((dir_ / "sticky" / "out.json").c_str(), 0, 0), 0);
+  ASSERT_TRUE(writeOutputFile(dir_ / "sticky" / "out.json", "new\n").isOk());
+  EXPECT_EQ(read(dir_ / "secret.json"), "new\n");
+}
+
+// A regular file of another user is written in place, never renamed over: its owner and mode
+// stay theirs (root renaming over it would hand it to root).
+TEST_F(SafeOutputFile, FileOfAnotherUserIsWrittenInPlace) {
+  if (::geteuid() != 0) GTEST_SKIP() << "a file of another user needs root";
+  write(dir_ / "theirs.json", "old\n");
+  ::chmod((dir_ / "theirs.json").c_str(), 0644);
+  ASSERT_EQ(::chown((dir_ / "theirs.json").c_str(), 65534, 65534), 0);
+  struct stat before {};
+  ASSERT_EQ(::stat((dir_ / "theirs.json").c_str(), &before), 0);
+  ASSERT_TRUE(writeOutputFile(dir_ / "theirs.json", "new\n").isOk());
+  struct stat after {};
+  ASSERT_EQ(::stat((dir_ / "theirs.json").c_str(), &after), 0);
+  EXPECT_EQ(read(dir_ / "theirs.json"), "new\n");
+  EXPECT_EQ(after.st_ino, before.st_ino);
+  EXPECT_EQ(after.st_uid, 65534u);
+  EXPECT_EQ(entries(), std::vector<std::string>{"theirs.json"});
+}
+
+// The process's own stdout, named through a link (/dev/stdout, /proc/self/fd/1), is written
+// through its descriptor: a file opened for appending (`>> run.log`) keeps its old content.
+TEST_F(SafeOutputFile, OwnStdoutThroughALinkKeepsAppending) {
+  write(dir_ / "run.log", "previous run\n");
+  const int log = ::open((dir_ / "run.log").c_str(), O_WRONLY | O_APPEND);
+  ASSERT_GE(log, 0);
+  std::fflush(stdout);
+  const int saved = ::dup(STDOUT_FILENO);
+  ASSERT_EQ(::dup2(log, STDOUT_FILENO), STDOUT_FILENO);
+  ::close(log);
+  Status st = writeOutputFile("/dev/stdout", "the graph\n");
+  ::dup2(saved, STDOUT_FILENO);
+  ::close(saved);
+  ASSERT_TRUE(st.isOk()) << st.message();
+  EXPECT_EQ(read(dir_ / "run.log"), "previous run\nthe graph\n");
 }
 
 TEST_F(SafeOutputFile, SymlinkLoopIsAnError) {

@@ -1,6 +1,14 @@
 #include "OutputFiles.h"
 
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+
+#include <cstdio>
 #include <iostream>
+#include <new>
 
 #include "qnnrules/annotate/Encodings.h"
 #include "qnnrules/io/GraphWriter.h"
@@ -21,6 +29,35 @@ int reportError(const qnnrules::Status& status, const qnnrules::DiagnosticList& 
     std::cerr << "; fix the rule files above (`qnn-rules lint` checks them all)";
   std::cerr << "\n";
   return kExitBadInput;
+}
+
+namespace {
+
+// Only async-signal-safe calls: the heap is exhausted, so nothing here may allocate.
+[[noreturn]] void onOutOfMemory() {
+  static constexpr char kMessage[] =
+      "\nqnn-validate: error: out of memory: the input needs more memory than this process may use (see the "
+      "reader limits in docs/inputs.md)\n";
+  [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+  ::_exit(kExitBadInput);
+}
+
+// mimalloc's error callback (mi_register_error). Its operator new never reaches the C++
+// new-handler from a shared libmimalloc (it finds its own weak get_new_handler, which says
+// none, and aborts), but it reports every failed allocation here first, as ENOMEM.
+void onAllocatorError(int err, void* /*arg*/) {
+  if (err == ENOMEM || err == EOVERFLOW) onOutOfMemory();
+  if (err == EFAULT) std::abort();  // a corrupted heap: mimalloc's own default in secure builds
+}
+
+}  // namespace
+
+void installOutOfMemoryHandler() {
+  std::set_new_handler(&onOutOfMemory);
+  // Looked up, not linked: qnn-validate runs with or without mimalloc (QNNRULES_MIMALLOC).
+  using RegisterError = void (*)(void (*)(int, void*), void*);
+  if (void* f = ::dlsym(RTLD_DEFAULT, "mi_register_error"))
+    reinterpret_cast<RegisterError>(f)(&onAllocatorError, nullptr);
 }
 
 namespace {
@@ -54,6 +91,9 @@ int writeGraphAndEncodings(const CliOptions& o, const qnnrules::RunReport& r) {
 }  // namespace
 
 int writeOutputFiles(const CliOptions& o, const qnnrules::RunReport& r) {
+  // An output may be this process's own stdout (--output /dev/stdout): the report goes first.
+  std::cout.flush();
+  std::fflush(stdout);
   if (!o.dot.empty()) {
     qnnrules::Status st = qnnrules::writeDotFile(o.dot, *r.graph, r.delegation);
     if (!st.isOk()) return reportError(st, {});

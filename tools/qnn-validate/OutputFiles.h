@@ -13,6 +13,12 @@ namespace qnnvalidate {
 int reportError(const qnnrules::Status& status, const qnnrules::DiagnosticList& errors,
                 qnnrules::RunStage stage = qnnrules::RunStage::kNone);
 
+// Out of memory, whichever allocator is linked (glibc's, or mimalloc, which calls abort()
+// when no new-handler is set): "qnn-validate: error: out of memory ..." on stderr and exit 2
+// instead of std::bad_alloc escaping or an abort (exit 134) with no message. Installed first
+// thing in main.
+void installOutOfMemoryHandler();
+
 // Writes the files asked for; kExitValid, or the exit code when one could not be written or
 // the run failed (then nothing is written).
 int writeOutputFiles(const CliOptions& o, const qnnrules::RunReport& report);

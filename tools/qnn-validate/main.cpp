@@ -125,6 +125,7 @@ int run(const CliOptions& o) {
 
 int main(int argc, char** argv) {
   using namespace qnnvalidate;
+  installOutOfMemoryHandler();
   CliOptions o;
   if (std::optional<int> rc = parseCommandLine(argc, argv, o)) return *rc;
   auto logger = spdlog::stderr_color_mt("qnnrules");

@@ -2,6 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <stdexcept>
+
+#include "qnnrules/io/GraphReader.h"
+
 namespace qnnrules {
 namespace {
 
@@ -45,6 +49,11 @@ class Writer {
     if (!n.outputs.empty()) {
       ojson outs = ojson::array();
       for (const TensorMeta& m : n.outputs) {
+        // The reader refuses dimensions below -1 (unknown); such a graph is not written.
+        for (int64_t d : m.shape)
+          if (d < -1)
+            throw std::invalid_argument("node '" + n.name + "' has an output of dimension " + std::to_string(d) +
+                                        ", which the graph format cannot hold (a dimension is >= -1)");
         ojson o;
         o["dtype"] = std::string(scalarTypeName(m.dtype));
         o["shape"] = m.shape;
@@ -137,6 +146,12 @@ Status writeGraphFile(const Graph& graph, const std::filesystem::path& path, con
     // nlohmann refuses invalid UTF-8 in names; nothing has been written.
     return Status(StatusCode::kInvalidArgument, std::string("cannot serialize the graph: ") + e.what());
   }
+  // Nor a file the reader would refuse for its size (round trip: what is written reads back).
+  if (const uint64_t limit = GraphReadOptions{}.maxFileBytes; text.size() > limit)
+    return Status(StatusCode::kLimitExceeded, "cannot write " + path.string() + ": the graph is " +
+                                                  std::to_string(text.size()) + " bytes of JSON, above the limit of " +
+                                                  std::to_string(limit) + " a graph file is read with",
+                  path.string());
   return writeFileAtomically(path, text);
 }
 

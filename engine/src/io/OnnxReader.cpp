@@ -57,7 +57,7 @@ class Builder {
     const onnx::GraphProto& g = model_.graph();
     graph_.name = g.name();
     inferShapesIfNeeded();
-    collectTypes();
+    if (Status st = collectTypes(); !st.isOk()) return st;
     for (const onnx::TensorProto& t : g.initializer()) initializers_.emplace(t.name(), &t);
     std::vector<int> order;
     if (Status st = topologicalOrder(order); !st.isOk()) return st;
@@ -72,6 +72,7 @@ class Builder {
     }
     for (int i : order) {
       const onnx::NodeProto& n = g.node(i);
+      if (Status st = refuseRepeatedAttributes(n); !st.isOk()) return st;
       Status st = n.op_type() == "Constant" && isDefaultDomain(n.domain()) ? addConstant(n)
                   : (n.op_type() == "QuantizeLinear" || n.op_type() == "DequantizeLinear") && isQdqDomain(n.domain())
                       ? addQdq(n, n.op_type() == "QuantizeLinear")
@@ -92,6 +93,25 @@ class Builder {
     return add(std::move(out), {});
   }
 
+  // An attribute named twice ("axis" = 1 and "axis" = 0): which one counts is undefined, so
+  // the node is refused rather than read with the first.
+  // Linear: pairs for the usual handful, a hash set past 16.
+  Status refuseRepeatedAttributes(const onnx::NodeProto& n) {
+    auto repeated = [&](const std::string& name) {
+      return fail(nodeLabel(n) + " has attribute '" + name + "' more than once");
+    };
+    if (n.attribute_size() <= 16) {
+      for (int a = 1; a < n.attribute_size(); ++a)
+        for (int b = 0; b < a; ++b)
+          if (n.attribute(a).name() == n.attribute(b).name()) return repeated(n.attribute(a).name());
+      return Status::ok();
+    }
+    std::unordered_set<std::string_view> seen;
+    for (const onnx::AttributeProto& a : n.attribute())
+      if (!seen.insert(a.name()).second) return repeated(a.name());
+    return Status::ok();
+  }
+
   // Shapes for tensors without value_info (io/OnnxShapeInference.h). ONNX 1.12's inference may
   // not know newer opsets or types; what it cannot infer stays unknown, which only matters to
   // rules that split on rank.
@@ -106,8 +126,18 @@ class Builder {
     if (missing) inferShapesGuarded(model_);
   }
 
-  void noteType(const onnx::ValueInfoProto& v) {
-    if (!v.has_type() || !v.type().has_tensor_type()) return;
+  // A declared dimension: -1 is unknown (as in the JSON graph format); below -1 is refused, as
+  // the JSON reader would refuse the graph written from it.
+  Status checkDims(const std::string& what, const std::string& tensor, const std::vector<int64_t>& shape) {
+    for (size_t i = 0; i < shape.size(); ++i)
+      if (shape[i] < -1)
+        return fail(what + " '" + tensor + "' has dimension " + std::to_string(i) + " = " + std::to_string(shape[i]) +
+                    ": a dimension is >= 0 (an unknown one is a dim_param)");
+    return Status::ok();
+  }
+
+  Status noteType(const onnx::ValueInfoProto& v) {
+    if (!v.has_type() || !v.type().has_tensor_type()) return Status::ok();
     const auto& tt = v.type().tensor_type();
     TensorInfo& info = types_[v.name()];
     info.type = tt.elem_type();
@@ -115,20 +145,25 @@ class Builder {
       info.hasShape = true;
       info.shape.clear();
       for (const auto& d : tt.shape().dim()) info.shape.push_back(d.has_dim_value() ? d.dim_value() : -1);
+      return checkDims("tensor", v.name(), info.shape);
     }
+    return Status::ok();
   }
 
-  void collectTypes() {
+  Status collectTypes() {
     const onnx::GraphProto& g = model_.graph();
-    for (const auto& v : g.value_info()) noteType(v);
-    for (const auto& v : g.input()) noteType(v);
-    for (const auto& v : g.output()) noteType(v);
+    for (const auto* list : {&g.value_info(), &g.input(), &g.output()})
+      for (const auto& v : *list)
+        if (Status st = noteType(v); !st.isOk()) return st;
     for (const onnx::TensorProto& t : g.initializer()) {
       TensorInfo& info = types_[t.name()];
       info.type = t.data_type();
       info.hasShape = true;
       info.shape.assign(t.dims().begin(), t.dims().end());
+      for (int64_t d : info.shape)
+        if (d < 0) return fail("initializer '" + t.name() + "' has a negative dimension (" + std::to_string(d) + ")");
     }
+    return Status::ok();
   }
 
   TensorMeta metaOf(const std::string& tensor) const {
@@ -305,6 +340,8 @@ class Builder {
     if (value) {
       m.dtype = scalarTypeOf(value->data_type());
       m.shape.assign(value->dims().begin(), value->dims().end());
+      for (int64_t d : m.shape)
+        if (d < 0) return fail(nodeLabel(on) + " value has a negative dimension (" + std::to_string(d) + ")");
       if (!out.empty()) constants_[out] = value;
     }
     n.outputs.push_back(std::move(m));
@@ -459,6 +496,23 @@ GraphReadResult readOnnxModel(std::string_view bytes, const std::string& display
                       displayName);
     return r;
   }
+  // Versions no ONNX release wrote: a corrupt or hand-made header, refused rather than read
+  // with guessed semantics.
+  auto refuse = [&](const std::string& why) {
+    r.status = Status(StatusCode::kSchemaError, displayName + ": " + why, displayName);
+    return r;
+  };
+  constexpr int64_t kMaxVersion = 1000;
+  if (model->ir_version() > kMaxVersion)
+    return refuse("IR version " + std::to_string(model->ir_version()) + " is not one an ONNX release writes (1 to " +
+                  std::to_string(kMaxVersion) + ")");
+  if (model->opset_import_size() == 0)
+    return refuse("the model has no opset_import: which operator set its nodes follow is unknown");
+  for (const onnx::OperatorSetIdProto& o : model->opset_import())
+    if (o.version() < 1 || o.version() > kMaxVersion)
+      return refuse("opset_import of domain '" + (o.domain().empty() ? std::string("ai.onnx") : o.domain()) +
+                    "' has version " + std::to_string(o.version()) + ", not one an ONNX release writes (1 to " +
+                    std::to_string(kMaxVersion) + ")");
   return Builder(*model, displayName).build();
 }
 

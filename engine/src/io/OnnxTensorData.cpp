@@ -6,6 +6,8 @@
 #include <cstring>
 #include <limits>
 
+#include "CheckedArith.h"
+
 namespace qnnrules::onnxio {
 namespace {
 
@@ -47,17 +49,30 @@ int bytesPer(int32_t t) {
   }
 }
 
-bool precheck(const onnx::TensorProto& t, std::string& why) {
+// The element count of `t`, checked: nullopt with `why` for external data, a negative
+// dimension, a product of dims beyond 64 bits, or more elements than a scale or zero point
+// is ever read with (kMaxQParamElements).
+std::optional<uint64_t> precheck(const onnx::TensorProto& t, std::string& why) {
   if (t.data_location() == onnx::TensorProto::EXTERNAL) {
     why = "its data is stored outside the model (external data)";
-    return false;
+    return std::nullopt;
   }
   for (int64_t d : t.dims())
     if (d < 0) {
-      why = "it has a negative dimension";
-      return false;
+      why = "it has a negative dimension (" + std::to_string(d) + ")";
+      return std::nullopt;
     }
-  return true;
+  std::optional<uint64_t> n = checked::elementCount(std::span<const int64_t>(t.dims().data(), t.dims().size()));
+  if (!n) {
+    why = "its dims multiply to more than 2^64 elements";
+    return std::nullopt;
+  }
+  if (*n > kMaxQParamElements) {
+    why = "its dims say " + std::to_string(*n) + " elements, above the limit of " + std::to_string(kMaxQParamElements) +
+          " for a scale or zero point";
+    return std::nullopt;
+  }
+  return n;
 }
 
 // Bits per element of the packed sub-byte types (INT4/UINT4: two per byte, INT2/UINT2: four),
@@ -68,13 +83,15 @@ int subByteBits(int32_t type) {
   return 0;
 }
 
-// Raw data must hold `n` elements; sub-byte types are packed.
-bool rawLongEnough(const onnx::TensorProto& t, int64_t n, std::string& why) {
+// Raw data must hold `n` elements; sub-byte types are packed. `n` is at most
+// kMaxQParamElements, so the byte count cannot wrap; it is still computed checked.
+bool rawLongEnough(const onnx::TensorProto& t, uint64_t n, std::string& why) {
   const int bits = subByteBits(t.data_type());
-  const int64_t perByte = bits ? 8 / bits : 0;
-  const uint64_t need = bits ? static_cast<uint64_t>((n + perByte - 1) / perByte)
-                             : static_cast<uint64_t>(n) * bytesPer(t.data_type());
-  if (t.raw_data().size() >= need) return true;
+  const uint64_t perByte = bits ? static_cast<uint64_t>(8 / bits) : 0;
+  const std::optional<uint64_t> need =
+      bits ? std::optional<uint64_t>(n / perByte + (n % perByte != 0))
+           : checked::mul<uint64_t>(n, static_cast<uint64_t>(bytesPer(t.data_type())));
+  if (need && t.raw_data().size() >= *need) return true;
   why = "its raw data holds " + std::to_string(t.raw_data().size()) + " bytes, fewer than its " + std::to_string(n) +
         " element(s) need";
   return false;
@@ -131,17 +148,12 @@ std::optional<QuantStorage> quantStorageOf(int32_t t) {
   }
 }
 
-int64_t elementCount(const onnx::TensorProto& t) {
-  int64_t n = 1;
-  for (int64_t d : t.dims()) n = d > 0 && n <= std::numeric_limits<int64_t>::max() / d ? n * d : (d == 0 ? 0 : n);
-  return n;
-}
-
 bool readFloats(const onnx::TensorProto& t, std::vector<double>& out, std::string& why) {
-  if (!precheck(t, why)) return false;
-  const int64_t n = elementCount(t);
+  const std::optional<uint64_t> count = precheck(t, why);
+  if (!count) return false;
+  const auto n = static_cast<int64_t>(*count);  // at most kMaxQParamElements
   const bool raw = t.has_raw_data();
-  if (raw && !rawLongEnough(t, n, why)) return false;
+  if (raw && !rawLongEnough(t, *count, why)) return false;
   out.clear();
   for (int64_t i = 0; i < n; ++i) {
     const auto k = static_cast<size_t>(i);
@@ -171,11 +183,12 @@ bool readFloats(const onnx::TensorProto& t, std::vector<double>& out, std::strin
 }
 
 bool readInts(const onnx::TensorProto& t, std::vector<int64_t>& out, std::string& why) {
-  if (!precheck(t, why)) return false;
-  const int64_t n = elementCount(t);
+  const std::optional<uint64_t> count = precheck(t, why);
+  if (!count) return false;
+  const auto n = static_cast<int64_t>(*count);  // at most kMaxQParamElements
   const int32_t type = t.data_type();
   const bool raw = t.has_raw_data();
-  if (raw && !rawLongEnough(t, n, why)) return false;
+  if (raw && !rawLongEnough(t, *count, why)) return false;
   const int bits = subByteBits(type);
   if (!bits && bytesPer(type) == 0) {
     why = "its type " + onnxTypeName(type) + " is not an integer type";

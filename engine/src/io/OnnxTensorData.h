@@ -39,11 +39,13 @@ struct QuantStorage {
 };
 std::optional<QuantStorage> quantStorageOf(int32_t t);
 
-int64_t elementCount(const onnx::TensorProto& t);  // product of dims (1 for a scalar)
+// The most elements a scale or zero point is read with (docs/inputs.md, "Reader limits"):
+// a per-channel or block-wise tensor has one per channel or block, far below this.
+inline constexpr uint64_t kMaxQParamElements = 1ull << 24;
 
 // Values of an initializer (float_data/double_data/int32_data/int64_data or little-endian
-// raw_data). Fails with a reason for external data, a type that is not numeric, or data
-// shorter than the dims say.
+// raw_data). Fails with a reason for external data, a type that is not numeric, dims that are
+// negative, overflow 64 bits or exceed kMaxQParamElements, or data shorter than the dims say.
 bool readFloats(const onnx::TensorProto& t, std::vector<double>& out, std::string& why);
 bool readInts(const onnx::TensorProto& t, std::vector<int64_t>& out, std::string& why);
 

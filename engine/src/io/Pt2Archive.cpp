@@ -25,8 +25,8 @@ std::string zipErrorText(int code) {
 
 }  // namespace
 
-Archive::Archive(std::string name, std::unique_ptr<Zip> zip, std::string root)
-    : name_(std::move(name)), zip_(std::move(zip)), root_(std::move(root)) {}
+Archive::Archive(std::string name, std::unique_ptr<Zip> zip, std::string root, uint64_t fileBytes)
+    : name_(std::move(name)), zip_(std::move(zip)), root_(std::move(root)), fileBytes_(fileBytes) {}
 Archive::Archive(Archive&&) noexcept = default;
 Archive& Archive::operator=(Archive&&) noexcept = default;
 Archive::~Archive() = default;
@@ -61,7 +61,9 @@ StatusOr<Archive> Archive::open(const std::filesystem::path& path) {
                   name + ": a zip file, but not a torch.export archive: it has no entry '<root>/" +
                       kFormatEntry + "'",
                   kFormatEntry);
-  return Archive(name, std::move(zip), std::move(*root));
+  std::error_code ec;
+  const uintmax_t bytes = std::filesystem::file_size(path, ec);
+  return Archive(name, std::move(zip), std::move(*root), ec ? 0 : static_cast<uint64_t>(bytes));
 }
 
 std::optional<int64_t> Archive::indexOf(const std::string& entry) const {
@@ -108,6 +110,16 @@ StatusOr<std::string> Archive::read(const std::string& entry, uint64_t maxBytes)
                   name_ + ": entry '" + full + "' is " + std::to_string(st.size) + " bytes, above the limit of " +
                       std::to_string(maxBytes),
                   full);
+  // libzip checks that the entry inflates to exactly st.size bytes (the read below), so the
+  // declared size bounds the memory it takes.
+  if (st.size > inflateBudget_ - inflated_)
+    return Status(StatusCode::kLimitExceeded,
+                  name_ + ": entry '" + full + "' inflates to " + std::to_string(st.size) + " bytes, which with the " +
+                      std::to_string(inflated_) + " already read passes the limit of " + std::to_string(inflateBudget_) +
+                      " bytes decompressed from this " + std::to_string(fileBytes_) +
+                      "-byte archive (a zip bomb? docs/inputs.md, \"Reader limits\")",
+                  full);
+  inflated_ += st.size;
   zip_file_t* f = zip_fopen_index(zip_->z, static_cast<zip_uint64_t>(*i), 0);
   if (!f)
     return Status(StatusCode::kParseError,

@@ -37,15 +37,23 @@ class Archive {
   // `maxBytes`, and entries whose data does not decompress are errors naming the entry.
   StatusOr<std::string> read(const std::string& entry, uint64_t maxBytes) const;
   uint64_t size(const std::string& entry) const;  // 0 when missing
+  // The archive file's own size in bytes.
+  uint64_t fileBytes() const { return fileBytes_; }
+  // At most `bytes` are decompressed by all reads together (a zip bomb guard): a read that
+  // would pass it is refused before anything is allocated. Unlimited until set.
+  void limitInflatedBytes(uint64_t bytes) { inflateBudget_ = bytes; }
 
  private:
   struct Zip;
-  Archive(std::string name, std::unique_ptr<Zip> zip, std::string root);
+  Archive(std::string name, std::unique_ptr<Zip> zip, std::string root, uint64_t fileBytes);
   std::optional<int64_t> indexOf(const std::string& entry) const;
 
   std::string name_;
   std::unique_ptr<Zip> zip_;
   std::string root_;
+  uint64_t fileBytes_ = 0;
+  uint64_t inflateBudget_ = UINT64_MAX;
+  mutable uint64_t inflated_ = 0;
 };
 
 }  // namespace qnnrules::pt2

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -48,6 +49,8 @@ class Json {
   }
   int64_t integer() const {
     if (!j_ || !j_->is_number_integer()) fail("an integer");
+    // Above INT64_MAX nlohmann keeps it unsigned; reading it as int64 would wrap to negative.
+    if (j_->is_number_unsigned() && j_->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) fail("a 64-bit integer");
     return j_->get<int64_t>();
   }
   double number() const {

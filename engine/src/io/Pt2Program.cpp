@@ -116,7 +116,11 @@ class Builder {
       Json s = sizes[i];
       // A symbolic size (as_expr) is unknown here: -1, as the Python adapter writes it.
       std::optional<Json> n = s.find("as_int");
-      m.shape.push_back(n ? n->integer() : -1);
+      const int64_t size = n ? n->integer() : -1;
+      // A negative size would be written by --output as a shape the JSON reader refuses.
+      if (size < 0 && n)
+        throw SchemaError(n->pointer(), "tensor '" + tensor + "' has size " + std::to_string(size) + " (a size is >= 0)");
+      m.shape.push_back(size);
     }
     return m;
   }

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 
+#include "CheckedArith.h"
 #include "JsonText.h"
 #include "Pt2Archive.h"
 #include "Pt2Json.h"
@@ -42,10 +43,19 @@ class Reader {
     StatusOr<std::string> text = a_.read(entry, options_.maxFileBytes);
     if (!text.isOk()) throw EntryError{text.status()};
     const std::string where = a_.displayName() + ": entry '" + a_.root() + entry + "'";
-    if (size_t at = jsontext::findExcessiveNesting(*text, options_.maxDepth); at != std::string_view::npos)
+    // Values bounded by the archive's size: a DOM takes 16 to 100 bytes a value, so "[0,0,…"
+    // inflated from a small archive would take many times its text.
+    const uint64_t maxValues =
+        checked::add(options_.jsonValueFloor, checked::mul(options_.jsonValuesPerByte, a_.fileBytes()).value_or(UINT64_MAX))
+            .value_or(UINT64_MAX);
+    if (jsontext::JsonExcess x = jsontext::findExcessiveDepthOrValues(*text, options_.maxDepth, maxValues);
+        x.at != std::string_view::npos)
       throw EntryError{Status(StatusCode::kLimitExceeded,
-                              where + ": JSON nested deeper than " + std::to_string(options_.maxDepth) +
-                                  " levels at " + lineColumn(*text, at),
+                              where + (x.tooDeep ? ": JSON nested deeper than " + std::to_string(options_.maxDepth) + " levels"
+                                                 : ": JSON with more than " + std::to_string(maxValues) +
+                                                       " values, the limit for a " + std::to_string(a_.fileBytes()) +
+                                                       "-byte archive (docs/inputs.md, \"Reader limits\")") +
+                                  " at " + lineColumn(*text, x.at),
                               a_.root() + entry)};
     try {
       return nlohmann::json::parse(*text);
@@ -104,6 +114,11 @@ class Reader {
     Json root(program, "");
     Json v = root.at("schema_version");
     const int64_t major = v.at("major").integer(), minor = v.at("minor").integer();
+    if (major < 0 || minor < 0)
+      throw EntryError{Status(StatusCode::kSchemaError,
+                              a_.displayName() + ": entry '" + a_.root() + entry + "' has ExportedProgram schema version " +
+                                  std::to_string(major) + "." + std::to_string(minor) + ": a version is >= 0",
+                              a_.root() + entry)};
     if (major > kPt2SchemaMajor) {
       std::string torch;
       if (auto t = root.find("torch_version"); t && t->isString()) torch = " by torch " + std::string(t->string());
@@ -128,21 +143,28 @@ class Reader {
                                        : "data/constants/" + model_ + "_constants_config.json";
     auto cfg = configs_.find(config);
     if (cfg == configs_.end()) cfg = configs_.emplace(config, parseEntry(config)).first;
-    std::optional<pt2::Payload> payload;
     try {
-      payload = pt2::findPayload(Json(cfg->second, ""), it->second.fqn);
+      std::optional<pt2::Payload> payload = pt2::findPayload(Json(cfg->second, ""), it->second.fqn);
+      if (!payload || payload->pickled) return out;
+      // Scales would otherwise be dropped without a word (decode reads the machine's order).
+      if (!littleEndian())
+        throw EntryError{Status(StatusCode::kSchemaError,
+                                a_.displayName() + ": entry '" + a_.root() +
+                                    "byteorder' says the tensors are big-endian; qnnrules reads little-endian archives "
+                                    "(torch.export.save on x86 and ARM writes those)",
+                                a_.root() + "byteorder")};
+      const std::string file = (weights ? "data/weights/" : "data/constants/") + payload->file;
+      // Scales and zero points are small; a large storage is weights and is never needed.
+      if (a_.size(file) > pt2::kMaxPayloadBytes) return out;
+      StatusOr<std::string> bytes = a_.read(file, pt2::kMaxPayloadBytes);
+      if (!bytes.isOk()) throw EntryError{bytes.status()};
+      out = pt2::decode(*payload, *bytes, littleEndian(), options_.maxQParamElements,
+                        "/config/" + it->second.fqn + "/tensor_meta");
     } catch (const pt2::SchemaError& e) {
       throw EntryError{Status(StatusCode::kSchemaError,
                               a_.displayName() + ": entry '" + a_.root() + config + "' at " + e.pointer + ": " + e.what(),
                               a_.root() + config)};
     }
-    if (!payload || payload->pickled) return out;
-    const std::string file = (weights ? "data/weights/" : "data/constants/") + payload->file;
-    // Scales and zero points are small; a large storage is weights and is never needed.
-    if (a_.size(file) > pt2::kMaxPayloadBytes) return out;
-    StatusOr<std::string> bytes = a_.read(file, pt2::kMaxPayloadBytes);
-    if (!bytes.isOk()) throw EntryError{bytes.status()};
-    out = pt2::decode(*payload, *bytes, littleEndian());
     return out;
   }
 
@@ -207,6 +229,9 @@ GraphReadResult readPt2File(const std::filesystem::path& path, const GraphReadOp
     r.status = archive.status();
     return r;
   }
+  archive->limitInflatedBytes(
+      checked::add(options.inflateFloorBytes, checked::mul(options.inflateRatio, archive->fileBytes()).value_or(UINT64_MAX))
+          .value_or(UINT64_MAX));
   try {
     return Reader(std::move(*archive), options).run();
   } catch (const EntryError& e) {

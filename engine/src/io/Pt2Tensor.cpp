@@ -3,6 +3,8 @@
 #include <bit>
 #include <cstring>
 
+#include "CheckedArith.h"
+
 namespace qnnrules::pt2 {
 namespace {
 
@@ -64,7 +66,8 @@ std::optional<Payload> findPayload(const Json& config, const std::string& fqn) {
   return p;
 }
 
-std::optional<std::vector<double>> decode(const Payload& p, const std::string& storage, bool littleEndian) {
+std::optional<std::vector<double>> decode(const Payload& p, const std::string& storage, bool littleEndian,
+                                          uint64_t maxElements, const std::string& pointer) {
   if (littleEndian != (std::endian::native == std::endian::little)) return std::nullopt;
   size_t width = 0;
   switch (p.dtype) {
@@ -74,19 +77,49 @@ std::optional<std::vector<double>> decode(const Payload& p, const std::string& s
     case 5: case 8: width = 8; break;            // int64, double
     default: return std::nullopt;
   }
-  uint64_t numel = 1;
-  for (int64_t s : p.sizes) {
-    if (s < 0 || (s > 0 && numel > kMaxPayloadBytes / static_cast<uint64_t>(s))) return std::nullopt;
-    numel *= static_cast<uint64_t>(s);
+  auto refuse = [&](const std::string& why) -> std::optional<std::vector<double>> { throw SchemaError(pointer, why); };
+  auto list = [](const std::vector<int64_t>& v) {
+    std::string s;
+    for (int64_t x : v) s += (s.empty() ? "" : ", ") + std::to_string(x);
+    return "[" + s + "]";
+  };
+  for (size_t d = 0; d < p.sizes.size(); ++d) {
+    if (p.sizes[d] < 0) return refuse("size " + std::to_string(d) + " is negative: sizes " + list(p.sizes));
+    if (p.strides[d] < 0) return refuse("stride " + std::to_string(d) + " is negative: strides " + list(p.strides));
   }
+  if (p.storageOffset < 0) return refuse("storage_offset " + std::to_string(p.storageOffset) + " is negative");
+  const std::optional<uint64_t> count = checked::elementCount(p.sizes);
+  if (!count) return refuse("sizes " + list(p.sizes) + " multiply to more than 2^64 elements");
+  const uint64_t numel = *count;
+  if (numel == 0) return std::vector<double>{};
+  const uint64_t storageElements = storage.size() / width;
+  if (numel > maxElements)
+    return refuse("sizes " + list(p.sizes) + " say " + std::to_string(numel) + " elements, above the limit of " +
+                  std::to_string(maxElements) + " for a scale or zero point");
+  if (numel > storageElements + kMaxRepeatedElements)
+    return refuse("sizes " + list(p.sizes) + " say " + std::to_string(numel) + " elements, but the storage holds " +
+                  std::to_string(storageElements) + ": a tensor repeating its storage (stride 0) is read only up to " +
+                  std::to_string(kMaxRepeatedElements) + " elements more than that");
+  // The last element's index, offset + sum((size - 1) * stride), in unsigned arithmetic that
+  // cannot wrap; every other element's index is below it (no stride is negative), so a last
+  // index inside the storage puts every element inside it.
+  std::optional<uint64_t> last = static_cast<uint64_t>(p.storageOffset);
+  for (size_t d = 0; d < p.sizes.size() && last; ++d) {
+    std::optional<uint64_t> step =
+        checked::mul<uint64_t>(static_cast<uint64_t>(p.sizes[d] - 1), static_cast<uint64_t>(p.strides[d]));
+    last = step ? checked::add<uint64_t>(*last, *step) : std::nullopt;
+  }
+  if (!last || *last >= storageElements)
+    return refuse("storage_offset " + std::to_string(p.storageOffset) + ", sizes " + list(p.sizes) + " and strides " +
+                  list(p.strides) + " reach past the end of its storage of " + std::to_string(storageElements) +
+                  " element(s) (" + std::to_string(storage.size()) + " bytes)");
   std::vector<double> out;
   out.reserve(numel);
   std::vector<int64_t> index(p.sizes.size(), 0);
   for (uint64_t n = 0; n < numel; ++n) {
-    int64_t element = p.storageOffset;
-    for (size_t d = 0; d < index.size(); ++d) element += index[d] * p.strides[d];
-    if (element < 0 || static_cast<uint64_t>(element + 1) * width > storage.size()) return std::nullopt;
-    const char* at = storage.data() + static_cast<size_t>(element) * width;
+    uint64_t element = static_cast<uint64_t>(p.storageOffset);  // at most `last`: nothing wraps
+    for (size_t d = 0; d < index.size(); ++d) element += static_cast<uint64_t>(index[d]) * static_cast<uint64_t>(p.strides[d]);
+    const char* at = storage.data() + element * width;
     double v = 0;
     switch (p.dtype) {
       case 1: v = load<uint8_t>(at); break;

@@ -32,8 +32,17 @@ struct Payload {
 // or the tensor has symbolic sizes. Throws SchemaError on a config that breaks the schema.
 std::optional<Payload> findPayload(const Json& config, const std::string& fqn);
 
+// A tensor that repeats its storage (stride 0, an expand) is read up to this many elements
+// more than its storage holds: a scalar scale expanded over the channels, not a 38 KB archive
+// that asks for 67 million elements.
+inline constexpr uint64_t kMaxRepeatedElements = 1ull << 16;
+
 // The tensor's elements in row-major order, as doubles; nullopt when the dtype is not one a
-// scale or zero point uses, the byte order is not the machine's, or the storage is too short.
-std::optional<std::vector<double>> decode(const Payload& p, const std::string& storage, bool littleEndian);
+// scale or zero point uses or the byte order is not the machine's. Throws SchemaError at
+// `pointer` when its sizes, strides or storage offset are negative, overflow 64 bits, reach
+// past the storage, or ask for more than `maxElements` elements (or more than the storage
+// holds + kMaxRepeatedElements).
+std::optional<std::vector<double>> decode(const Payload& p, const std::string& storage, bool littleEndian,
+                                          uint64_t maxElements, const std::string& pointer);
 
 }  // namespace qnnrules::pt2

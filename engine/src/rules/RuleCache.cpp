@@ -1,11 +1,15 @@
 #include "RuleCache.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -31,15 +35,34 @@ uint64_t hashBytes(std::string_view bytes) { return std::hash<std::string_view>{
 
 std::string hex(uint64_t v) { return fmt::format("{:016x}", v); }
 
-bool readWholeFile(const fs::path& file, std::string& out) {
-  std::FILE* f = std::fopen(file.c_str(), "rb");
-  if (!f) return false;
-  out.clear();
-  char buf[1 << 16];
-  size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
-  const bool ok = !std::ferror(f);
-  std::fclose(f);
+// The largest cache file read (docs/rule-format.md, "Rule cache"): the compiled tables of every
+// shipped backend together take well under a megabyte.
+constexpr uint64_t kMaxCacheFileBytes = 64ull << 20;
+
+// Entries kept in the cache directory (a rule set takes one per backend loaded plus three).
+constexpr size_t kMaxCacheFiles = 256;
+
+// Reads `file` whole when it is a regular file of at most `maxBytes`; false for anything else.
+// A FIFO or device is opened without blocking and refused, never read: a FIFO put where a
+// cache file belongs must not hang every run, nor /dev/zero be read forever.
+bool readRegularFile(const fs::path& file, uint64_t maxBytes, std::string& out) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st {};
+  bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) <= maxBytes;
+  if (ok) {
+    out.assign(static_cast<size_t>(st.st_size), '\0');
+    size_t done = 0;
+    while (ok && done < out.size()) {
+      const ssize_t n = ::read(fd, out.data() + done, out.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      ok = n > 0;  // a file that shrank while read is not used
+      if (ok) done += static_cast<size_t>(n);
+    }
+    char probe = 0;
+    ok = ok && ::read(fd, &probe, 1) == 0;  // nor one that grew
+  }
+  ::close(fd);
   return ok;
 }
 
@@ -70,14 +93,17 @@ fs::path ruleCacheDir(const RegistryOptions& options) {
 RuleCache::RuleCache(const RegistryOptions& options, const std::vector<fs::path>& searchPath)
     : dir_(ruleCacheDir(options)), searchPath_(searchPath), limits_(options.limits) {
   if (dir_.empty()) return;
+  // The rule set: each directory as spelled (marks keep that spelling; they are shown relative
+  // to the working directory only when printed) and where it is. Not the working directory
+  // itself: the built-in rules (an absolute path) have one entry wherever the tool runs.
   std::error_code ec;
-  identity_ = fs::current_path(ec).string();
-  for (const fs::path& d : searchPath_) identity_ += '\n' + fs::absolute(d, ec).lexically_normal().string();
+  for (const fs::path& d : searchPath_)
+    identity_ += d.string() + " -> " + fs::absolute(d, ec).lexically_normal().string() + '\n';
 }
 
 uint64_t RuleCache::digest() {
   if (digest_) return *digest_;
-  std::string key = fmt::format("qnnrules {} cache {} limits {} {}\n{}\n", QNNRULES_VERSION, kFormatVersion,
+  std::string key = fmt::format("qnnrules {} cache {} limits {} {}\n{}", QNNRULES_VERSION, kFormatVersion,
                                 limits_.maxFileBytes, limits_.maxDepth, identity_);
   std::error_code ec;
   const fs::path self = runningObjectFile();
@@ -98,7 +124,7 @@ uint64_t RuleCache::digest() {
     std::sort(entries.begin(), entries.end());
     for (const fs::path& e : entries) {
       key += e.lexically_relative(dir).generic_string();
-      if (isYaml(e) && readWholeFile(e, content))
+      if (isYaml(e) && readRegularFile(e, limits_.maxFileBytes, content))
         key += fmt::format(" {} {}", content.size(), hex(hashBytes(content)));
       key += '\n';
     }
@@ -115,7 +141,11 @@ std::optional<std::string> RuleCache::readPayload(const std::string& slot) {
   if (!enabled()) return std::nullopt;
   const fs::path file = fileFor(slot);
   std::string bytes;
-  if (!readWholeFile(file, bytes)) return std::nullopt;
+  if (!readRegularFile(file, kMaxCacheFileBytes, bytes)) {
+    spdlog::debug("rule cache {}: missing, not a regular file or above {} bytes; not used", file.string(),
+                  kMaxCacheFileBytes);
+    return std::nullopt;
+  }
   uint32_t version = 0;
   if (bytes.size() >= kHeaderBytes) std::memcpy(&version, bytes.data() + sizeof kMagic, sizeof version);
   const bool valid = bytes.size() >= kHeaderBytes && std::memcmp(bytes.data(), kMagic, sizeof kMagic) == 0 &&
@@ -147,7 +177,13 @@ void RuleCache::writePayload(const std::string& slot, const std::string& payload
                                            std::hash<std::thread::id>{}(std::this_thread::get_id()), counter++);
   std::FILE* f = std::fopen(temp.c_str(), "wb");
   if (!f) {
-    spdlog::debug("rule cache: cannot write in {}; running without it", dir_.string());
+    // Once per process: each run then parses the YAML again (tens of milliseconds).
+    static std::atomic<bool> warned{false};
+    const int err = errno;
+    if (!warned.exchange(true))
+      spdlog::warn("rule cache: cannot write in {} ({}); every run parses the rules again. Set QNNRULES_CACHE_DIR "
+                   "to a writable directory, or QNNRULES_CACHE=0 to turn the cache off",
+                   dir_.string(), std::strerror(err));
     return;
   }
   const bool written = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
@@ -157,6 +193,32 @@ void RuleCache::writePayload(const std::string& slot, const std::string& payload
   }
   fs::rename(temp, file, ec);
   if (ec) fs::remove(temp, ec);
+  evictOldEntries(file);
+}
+
+// At most kMaxCacheFiles entries: past that, the least recently written go first (an entry is
+// rewritten whenever its rule set changes), and temporary files a killed writer left behind
+// are removed once an hour old. Only names this cache writes are touched.
+void RuleCache::evictOldEntries(const fs::path& keep) const {
+  std::error_code ec;
+  std::vector<std::pair<fs::file_time_type, fs::path>> entries;
+  const auto now = fs::file_time_type::clock::now();
+  for (fs::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path& p = it->path();
+    const std::string name = p.filename().string();
+    std::error_code e2;
+    if (!it->is_regular_file(e2)) continue;
+    const auto mtime = it->last_write_time(e2);
+    if (e2) continue;
+    if (name.size() > 4 && name.front() == '.' && name.substr(name.size() - 4) == ".tmp") {
+      if (now - mtime > std::chrono::hours(1)) fs::remove(p, e2);
+    } else if (p.extension() == ".bin" && p != keep) {
+      entries.emplace_back(mtime, p);
+    }
+  }
+  if (entries.size() < kMaxCacheFiles) return;
+  std::sort(entries.begin(), entries.end());
+  for (size_t i = 0; i + kMaxCacheFiles <= entries.size(); ++i) fs::remove(entries[i].second, ec);
 }
 
 namespace {

@@ -4,10 +4,14 @@
 //
 // Keyed by a digest of the search path: every directory and rule file under it (names, sizes
 // and the content of every YAML file, so an edit that keeps size and mtime counts too), the
-// working directory (marks show paths relative to it), the load limits, the engine version,
-// the format version, and the running binary's size and modification time (a rebuilt engine
-// may read rules differently at the same version). A file whose digest differs is ignored and
+// search path's directories as spelled and as absolute paths (not the working directory: a
+// rule set has one entry wherever the tool runs), the load limits, the engine version, the
+// format version, and the running binary's size and modification time (a rebuilt engine may
+// read rules differently at the same version). A file whose digest differs is ignored and
 // rewritten by the next load, so editing YAML takes effect on the next run with no extra step.
+// At most 256 files are kept (the least recently written are evicted); a cache directory that
+// cannot be written is said once per process (a warning), then the run goes on without it.
+// Cache files are read only when regular and at most 64 MiB (a FIFO there never blocks).
 //
 // One file per backend (plus one per shared table), so a backend never asked for is never
 // parsed; the digest itself only reads bytes. Files are written to a temporary name and
@@ -48,11 +52,12 @@ class RuleCache {
   std::filesystem::path fileFor(const std::string& slot) const;
   std::optional<std::string> readPayload(const std::string& slot);
   void writePayload(const std::string& slot, const std::string& payload);
+  void evictOldEntries(const std::filesystem::path& keep) const;
 
   std::filesystem::path dir_;  // empty: disabled
   std::vector<std::filesystem::path> searchPath_;
   LoadLimits limits_;
-  std::string identity_;  // names the files: the search path and working directory
+  std::string identity_;  // names the files: the search path, as spelled and as absolute paths
   std::optional<uint64_t> digest_;
 };
 

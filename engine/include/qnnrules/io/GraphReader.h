@@ -25,6 +25,19 @@ struct GraphReadOptions {
   // errors (a file with any error is read whole), in about half the peak memory; false reads
   // the whole document always (for comparisons: tests, benchmarks/graph_reader_bench).
   bool nodeByNode = true;
+  // Memory bounded by the input (docs/inputs.md, "Reader limits"). Scales and zero points read
+  // from a .pt2 or ONNX tensor: at most this many elements each, and a .pt2 tensor that repeats
+  // its storage (stride 0) reads at most its storage's element count + 65,536.
+  uint64_t maxQParamElements = 1ull << 24;
+  // .pt2 archives (zip bombs): bytes decompressed from all entries read together, at most
+  // inflateFloorBytes + inflateRatio x the archive's size (each entry also at most
+  // maxFileBytes); values (numbers, strings, lists, objects, ...) of one JSON entry, at most
+  // jsonValueFloor + jsonValuesPerByte x the archive's size. Files torch.export.save writes are
+  // stored uncompressed, so neither is reached by one.
+  uint64_t inflateFloorBytes = 64ull << 20;
+  uint64_t inflateRatio = 32;
+  uint64_t jsonValueFloor = 1ull << 20;
+  uint64_t jsonValuesPerByte = 2;
 };
 using GraphReadLimits = GraphReadOptions;
 
