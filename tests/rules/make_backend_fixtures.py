@@ -109,6 +109,41 @@ def gpu():
     return fx
 
 
+def gpu_crosscheck():
+    """GPU cases from the cross-check against ONNX Runtime's QNN EP GPU checks and ExecuTorch's GPU
+    op tests (docs/conformance-gpu.md; each rule cites its source)."""
+    fx = Fixture("crosscheck", "GPU cases from the cross-check of rules/gpu/ against ONNX Runtime's QNN EP "
+                 "GPU checks and ExecuTorch's GPU op tests (docs/conformance-gpu.md).", socs=(GPU_SOC,))
+    fx.input("a", [2, 8, 16])
+    fx.input("b", [2, 16, 4])
+    fx.input("a16", [2, 8, 16], dtype="float16")
+    fx.input("b16", [2, 16, 4], dtype="float16")
+    fx.input("aq", [2, 8, 16], u8(0.02, 3))
+    fx.input("boxes", [32, 4])
+    fx.input("scores", [32])
+    fx.case("einsum_bmm", "aten.einsum.default", ["bij,bjk->bik", [fx.ref("a"), fx.ref("b")]],
+            [("float32", [2, 8, 4], None)],
+            note="test_einsum (Tolerance): decomposed into permutes, views and a bmm before lowering.")
+    fx.case("einsum_fp16", "aten.einsum.default", ["bij,bjk->bik", [fx.ref("a16"), fx.ref("b16")]],
+            [("float16", [2, 8, 4], None)], note="test_einsum runs every float dtype (enumerate_fp_dtype).")
+    fx.case("einsum_mixed", "aten.einsum.default", ["bij,bjk->bik", [fx.ref("a"), fx.ref("b16")]],
+            [("float32", [2, 8, 4], None)],
+            expect=[E("no-matching-variant", "gpu.einsum",
+                      "no variant of gpu.einsum (MatMul) accepts these port datatypes.")],
+            note="One operand float32, the other float16: no variant mixes them.")
+    fx.case("einsum_quantized", "aten.einsum.default", ["bij,bjk->bik", [fx.ref("aq"), fx.ref("b")]],
+            [("float32", [2, 8, 4], None)],
+            expect=[E("no-matching-variant", "gpu.einsum", port="in[1][0] operands",
+                      message="GPU takes no quantized types: QNN GPU runs float32 and float16 ops only, so this "
+                              "port must stay unannotated (float).")])
+    fx.case("nms", "torchvision.nms.default", [fx.ref("boxes"), fx.ref("scores"), 0.5], [("int64", [32], None)],
+            expect=[E("unsupported-op", "gpu.nms",
+                      "not supported by QNN GPU: ONNX Runtime's QNN EP refuses NonMaxSuppression on the GPU backend "
+                      "(non_max_suppression_op_builder.cc), and ExecuTorch has no QNN builder for it")],
+            note="ONNX Runtime's QNN EP: \"NonMaxSuppression is not supported on QNN GPU backend.\"")
+    return fx
+
+
 def write(fx, backend):
     out_dir = os.path.join(HERE, backend)
     os.makedirs(out_dir, exist_ok=True)
@@ -126,3 +161,4 @@ def write(fx, backend):
 if __name__ == "__main__":
     write(lpai(), "lpai")
     write(gpu(), "gpu")
+    write(gpu_crosscheck(), "gpu")
