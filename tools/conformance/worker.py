@@ -1,9 +1,12 @@
-"""One oracle session: python -m conformance.worker MODEL.onnx SOC_MODEL.
+"""One oracle session: python -m conformance.worker MODEL.onnx SOC_MODEL [default].
 
 Creates an ONNX Runtime session with the QNN EP on the wheel's HTP backend for the given QNN
 soc_model, with EP-context generation on (so the backend finalizes the graph) and verbose logs on
 stderr, where the parent reads each node's validation verdict. Prints one JSON line on stdout:
 {"error": <session creation error or null>, "assigned": {<node name>: <EP name>}}.
+ORT's graph optimizations are off (the unit cases are single nodes), unless the third argument is
+`default`: then the session keeps ORT's default optimization level, as users run it (the
+model-level suite, tools/conformance/models/).
 """
 import json
 import os
@@ -13,6 +16,7 @@ import tempfile
 
 def main():
     model, soc = sys.argv[1], sys.argv[2]
+    default_optimizations = len(sys.argv) > 3 and sys.argv[3] == "default"
     import onnxruntime as ort
     import onnxruntime_qnn as oq
 
@@ -20,7 +24,8 @@ def main():
     ort.register_execution_provider_library("QNN", oq.get_library_path())
     so = ort.SessionOptions()
     so.log_severity_level = 0
-    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    if not default_optimizations:
+        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     so.add_session_config_entry("session.record_ep_graph_assignment_info", "1")
     so.add_session_config_entry("ep.context_enable", "1")
     with tempfile.TemporaryDirectory() as tmp:
