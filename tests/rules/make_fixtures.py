@@ -276,6 +276,15 @@ def elementwise():
     fx.case("asin16", "aten.asin.default", [fx.ref("x16")], [("float32", T, u16(0.0001, 32768))],
             note="AIMET's V75 kernel table lists ElementWiseAsin as a8 only [QC §4.4], but the conformance "
                  "oracle accepts 16 bits (asin/16a/<SoC>).")
+    # Ops ONNX graphs carry (issue 21), each measured on the oracle.
+    fx.case("reciprocal8", "aten.reciprocal.default", [fx.ref("x8")], [("float32", T, u8(0.05, 0))],
+            note="ONNX Reciprocal: ORT's QNN EP builds ElementWiseDivide(1, x); accepted (reciprocal/8a/<SoC>).")
+    fx.case("tan16", "aten.tan.default", [fx.ref("x16")], [("float32", T, u16(0.001, 32768))])
+    fx.case("softplus_float", "aten.softplus.default", [fx.ref("xf")], [("float32", T, None)])
+    fx.case("div_ids", "aten.div.Tensor", [fx.ref("ids"), fx.ref("ids")], [("int64", [1, 16], None)],
+            note="Integer division of shape values (torch.onnx's int64 Div): accepted (div/int64/<SoC>).")
+    fx.case("reciprocal_mixed", "aten.reciprocal.default", [fx.ref("x8")], [("float32", T, u16(0.001, 0))],
+            expect=[E("no-matching-variant", "htp.reciprocal", no_variant("htp.reciprocal", "ElementWiseDivide"))])
     # One config per node: mixed 8-/16-bit operands need a requantize first.
     fx.case("add_mixed", "aten.add.Tensor", [fx.ref("x8"), fx.ref("x16")], [("float32", T, u8(0.04, 120))],
             expect=[E("no-matching-variant", "htp.add", no_variant("htp.add", "ElementWiseAdd"))])
@@ -721,8 +730,11 @@ def gather():
 
 
 def comparison():
-    fx = Fixture("comparison", "Comparisons, logical ops and selection (rules/htp/ops/comparison.yaml).")
+    fx = Fixture("comparison", "Comparisons, logical ops and selection (rules/htp/ops/comparison.yaml).",
+                 socs=(MAIN_SOC, "SM8350"))
     std_inputs(fx)
+    fx.input("xf", T)
+    fx.param("fill", [], dtype="float32")
     fx.input("x8b", T, u8(0.03, 100))
     fx.input("mask", T, dtype="bool")
     fx.input("mask2", T, dtype="bool")
@@ -746,6 +758,23 @@ def comparison():
             note="ne is not in the oracle (ONNX has no NotEqual); ExecuTorch's V68 test_not_equal runs it at 16 bits.")
     fx.case("ne_mixed", "aten.ne.Tensor", [fx.ref("x8"), fx.ref("x16")], [("bool", T, None)],
             expect=[E("no-matching-variant", "htp.ne", no_variant("htp.ne", "ElementWiseNotEqual"))])
+    # Ops ONNX graphs carry (issue 21): Not, IsNaN, and where beside a float32 constant.
+    fx.case("not_bool", "aten.logical_not.default", [fx.ref("mask")], [("bool", T, None)])
+    fx.case("not_u8", "aten.logical_not.default", [fx.ref("x8")], [("bool", T, None)],
+            expect=[E("no-matching-variant", "htp.logical_not", no_variant("htp.logical_not", "ElementWiseNot"))])
+    fx.case("isnan8", "aten.isnan.default", [fx.ref("x8")], [("bool", T, None)],
+            note="ONNX IsNaN of a dequantized tensor: accepted (isnan/8a/<SoC>).")
+    fx.case("isnan_float", "aten.isnan.default", [fx.ref("xf")], [("bool", T, None)])
+    fx.case("isnan_ids", "aten.isnan.default", [fx.ref("ids")], [("bool", [1, 16], None)],
+            expect=[E("no-matching-variant", "htp.isnan", no_variant("htp.isnan", "IsNan"))])
+    gate_select = "A where mixing a quantized operand with a float32 constant needs HTP V69 or newer (V68 cannot finalize it)."
+    fx.case("where_float_const", "aten.where.self", [fx.ref("mask"), fx.ref("fill"), fx.ref("x8")],
+            [("float32", T, u8(0.03, 110))], expect={"SM8350": [E("arch-gate", "htp.where", gate_select)]},
+            note="masked_fill as ORT leaves it: accepted from V69, V68's finalize cannot create the select "
+                 "(where/8a_fconst_first/<SoC>).")
+    fx.case("where_f32", "aten.where.self", [fx.ref("mask"), fx.ref("xf"), fx.ref("xf")], [("float32", T, None)],
+            expect={"SM8350": [E("arch-gate", "htp.where", "A float32 where (ElementWiseSelect) needs HTP V69 or newer "
+                                                            "(V68 cannot finalize it).")]})
     q_mask = {"dtype": "uint8", "quant_min": 0, "quant_max": 255, "scale": 1.0, "zero_point": 0}
     fx.case("where_quantized_condition", "aten.where.self", [fx.ref("mask", q_mask), fx.ref("x8"), fx.ref("x8b")],
             [("float32", T, u8(0.03, 110))],
@@ -854,6 +883,15 @@ def unsupported():
             expect=[E("unsupported-op", "htp.median", pre +
                       "the QNN partitioner lists median as to be implemented (to_be_implemented_operator); no QNN "
                       "lowering exists yet")])
+    fx.case("prod", "aten.prod.dim_int", [fx.ref("x8"), -1, True], [("float32", [1, 8, 16, 1], u8())],
+            expect=[E("unsupported-op", "htp.prod", pre +
+                      "ONNX Runtime's QNN EP refuses ReduceProd on HTP (\"QNN EP: ReduceProd operator not supported by "
+                      "HTP backend.\", conformance cases reduce_prod/<config>/<SoC> on every architecture), and the "
+                      "QNN partitioner has no builder for prod")])
+    fx.case("nonzero8", "aten.nonzero.default", [fx.ref("x8")], [("int64", [4, 2], None)],
+            note="QNN NonZero takes 8-bit and float inputs (nonzero/8a/<SoC>); ExecuTorch's builders do not enable it.")
+    fx.case("nonzero_ids", "aten.nonzero.default", [fx.ref("ids")], [("int64", [1, 4], None)],
+            expect=[E("no-matching-variant", "htp.nonzero", no_variant("htp.nonzero", "NonZero"))])
     # No rule at all: reported, never valid by silence.
     fx.case("mystery", "aten.my_unknown_op.default", [fx.ref("x8")], [("float32", T, u8())],
             expect=[E("no-rule", "", "no rule covers aten.my_unknown_op.default, so the node would fall back to CPU.")])
