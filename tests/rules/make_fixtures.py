@@ -479,6 +479,13 @@ def conv():
     fx.case("conv_fp16a8w_unsigned", "aten.conv2d.default", [fx.ref("xh"), fx.ref("w8u_pt"), fx.ref("b16_float")],
             [("float16", O16, None)],
             expect=[E("no-matching-variant", "htp.conv2d", no_variant("htp.conv2d", "Conv2d"))])
+    # 3-D transposed convolution: float needs V69 (conv_transpose3d/fp16/SM8350 could not be created).
+    fx.input("xh_5d", [1, 8, 2, 2, 2], dtype="float16")
+    fx.param("wt3_f", [8, 4, 2, 2, 2], dtype="float16")
+    fx.case("convt3d_float", "aten.conv_transpose3d.input", [fx.ref("xh_5d"), fx.ref("wt3_f"), None, [2, 2, 2]],
+            [("float16", [1, 4, 4, 4, 4], None)],
+            expect={"SM8350": [E("arch-gate", "htp.conv_transpose3d",
+                                 "Float 3-D transposed convolution needs HTP V69 or newer.")]})
     return fx
 
 
@@ -623,6 +630,11 @@ def reduction():
     fx.case("argmax_quantized_out", "aten.argmax.default", [fx.ref("x8"), 1], [("int64", [1, 16, 16], u8(1.0, 0))],
             expect=[E("no-matching-variant", "htp.argmax", no_variant("htp.argmax", "Argmax"))],
             note="Argmax outputs integer indices (AIMET V75: a32 only [QC §4.4]); a quantized index output is wrong.")
+    fx.input("ids32", [1, 16], dtype="int32")
+    fx.case("argmax_int32", "aten.argmax.default", [fx.ref("ids32"), 1], [("int64", [1], None)],
+            note="Argmax takes int32 input (argmax/int32/<SoC>); Argmin refuses it (argmin/int32/<SoC>).")
+    fx.case("argmin_int32", "aten.argmin.default", [fx.ref("ids32"), 1], [("int64", [1], None)],
+            expect=[E("no-matching-variant", "htp.argmin", no_variant("htp.argmin", "Argmin"))])
     fx.case("mean_mixed", "aten.mean.dim", [fx.ref("x16"), [-1], True], [("float32", [1, 8, 16, 1], u8(0.02, 128))],
             expect=[E("no-matching-variant", "htp.mean", no_variant("htp.mean", "ReduceMean"))])
     return fx
@@ -675,6 +687,13 @@ def shape():
             expect=[E("shared", "htp.cat", shared("output", "tensors"), port="out[0] output")],
             note="The Qualcomm checker and the reference share Concat's encodings; AIMET and ORT's quantization "
                  "tool quantize its output independently [QC §6.8]. The rule follows the checker and the reference.")
+    fx.case("cast_float_to_int", "aten.to.dtype", [fx.ref("xf"), "torch.int32"], [("int32", T, None)],
+            note="Float <-> integer casts run on every architecture (cast/fp32_to_int32/<SoC>).")
+    fx.input("xs8", T, {"dtype": "int8", "quant_min": -128, "quant_max": 127, "qscheme": "per_tensor_affine",
+                        "scale": 0.02, "zero_point": 0})
+    fx.case("split_s8", "aten.split.Tensor", [fx.ref("xs8"), 4, 1],
+            [("float32", H, shared_edge("xs8", "split_s8")), ("float32", H, shared_edge("xs8", "split_s8"))],
+            note="Split takes signed 8-bit data (split/8a_signed/<SoC>).")
     fx.case("split_second_own", "aten.split.Tensor", [fx.ref("x8"), 4, 1],
             [("float32", H, shared_edge("x8", "split_second_own")), ("float32", H, u8(0.01, 0))],
             expect=[E("shared", "htp.split", shared("outputs", "input"))],
@@ -684,8 +703,12 @@ def shape():
 
 
 def gather():
-    fx = Fixture("gather", "Gather, embedding, scatter and indexing (rules/htp/ops/gather.yaml).")
+    fx = Fixture("gather", "Gather, embedding, scatter and indexing (rules/htp/ops/gather.yaml).",
+                 socs=(MAIN_SOC, "SM8350"))
     std_inputs(fx)
+    fx.input("xf", T)
+    fx.input("xs8", T, {"dtype": "int8", "quant_min": -128, "quant_max": 127, "qscheme": "per_tensor_affine",
+                        "scale": 0.02, "zero_point": 0})
     fx.input("ids", [1, 16], dtype="int64")
     fx.input("idx", T, dtype="int64")
     fx.input("buf", [1, 8, 16, 16])
@@ -723,6 +746,17 @@ def gather():
     fx.case("index_select16_own", "aten.index_select.default", [fx.ref("x16"), 1, fx.ref("ids")],
             [("float32", [1, 16, 16, 16], u16(0.001, 0))],
             expect=[E("shared", "htp.index_select", shared("output", "input"), port="out[0] output")])
+    fx.case("index_select_s8", "aten.index_select.default", [fx.ref("xs8"), 1, fx.ref("ids")],
+            [("float32", [1, 16, 16, 16], shared_node("xs8"))],
+            note="Gather takes signed 8-bit data (index_select/8a_signed/<SoC>).")
+    fx.case("gather_elements_s8", "aten.gather.default", [fx.ref("xs8"), 1, fx.ref("idx")],
+            [("float32", T, shared_edge("xs8", "gather_elements_s8"))],
+            expect=[E("no-matching-variant", "htp.gather_elements", no_variant("htp.gather_elements", "GatherElements"))],
+            note="GatherElements refuses signed 8-bit data (gather_elements/8a_signed/<SoC>).")
+    fx.case("index_select_f32", "aten.index_select.default", [fx.ref("xf"), 1, fx.ref("ids")],
+            [("float32", [1, 16, 16, 16], None)],
+            expect={"SM8350": [E("arch-gate", "htp.index_select", "Float32 execution of this op on HTP needs V69 or newer.")]},
+            note="V68 cannot finalize a float32 Gather (index_select/fp32/SM8350).")
     fx.case("slice_scatter_own_src", "aten.slice_scatter.default", [fx.ref("x8"), fx.ref("vals", u8(0.1, 3))],
             [("float32", T, shared_edge("x8", "slice_scatter_own_src"))],
             expect=[E("shared", "htp.slice_scatter", shared("src", "input"), port="in[1] src")])
