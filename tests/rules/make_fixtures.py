@@ -292,6 +292,10 @@ def elementwise():
     fx.case("add_pc_out", "aten.add.Tensor", [fx.ref("x8"), fx.ref("x8b")],
             [("float32", T, u8_per_channel(0.04, 120))],
             expect=[E("encoding", "htp.add", encoding("output", "SCALE_OFFSET"), port="out[0] output")])
+    fx.case("remainder_ids", "aten.remainder.Tensor", [fx.ref("ids"), fx.ref("ids")], [("int64", [1, 16], None)],
+            expect={"SM8350": [E("arch-gate", "htp.remainder", "Integer remainder (QNN ElementWiseMod) needs HTP V69 or "
+                                                               "newer (V68 cannot finalize it).")]},
+            note="ONNX Mod (fmod=0): mod/int32/SM8350 fails finalize, V69+ accept it.")
     return fx
 
 
@@ -340,6 +344,14 @@ def activation():
     fx.case("sig16_uncalibrated", "aten.sigmoid.default", [fx.ref("x16")], [("float32", T, unannotated16)],
             expect=[E("unverifiable", "htp.sigmoid",
                       s16 + " This cannot be checked: the annotation has no scale yet.", port="out[0] output")])
+    # Selu and ThresholdedRelu (issue 21): V68 finalizes them only in float16.
+    gate_v69 = "This op needs HTP V69 or newer except in float16 (V68 cannot finalize it)."
+    fx.input("xh_act", T, dtype="float16")
+    fx.case("selu8", "aten.selu.default", [fx.ref("x8")], [("float32", T, u8(0.03, 60))],
+            expect={"SM8350": [E("arch-gate", "htp.selu", gate_v69)]},
+            note="selu/8a/SM8350: could not create op q::QNN_Elu; accepted from V69.")
+    fx.case("threshold_half", "aten.threshold.default", [fx.ref("xh_act"), 1.0, 0.0], [("float16", T, None)],
+            note="thresholded_relu/fp16/SM8350 is accepted: no gate in float16.")
     return fx
 
 
@@ -926,6 +938,11 @@ def unsupported():
             note="QNN NonZero takes 8-bit and float inputs (nonzero/8a/<SoC>); ExecuTorch's builders do not enable it.")
     fx.case("nonzero_ids", "aten.nonzero.default", [fx.ref("ids")], [("int64", [1, 4], None)],
             expect=[E("no-matching-variant", "htp.nonzero", no_variant("htp.nonzero", "NonZero"))])
+    fx.case("fmod8", "aten.fmod.Tensor", [fx.ref("x8"), 2.0], [("float32", T, u8())],
+            expect=[E("unsupported-op", "htp.fmod", pre +
+                      "ONNX Runtime's QNN EP lowers Mod only with fmod=0 (\"QNN Mod Op only support fmod == 0 for now.\", "
+                      "conformance cases fmod/<config>/<SoC> on every architecture), and the QNN partitioner has no "
+                      "builder for fmod")])
     # No rule at all: reported, never valid by silence.
     fx.case("mystery", "aten.my_unknown_op.default", [fx.ref("x8")], [("float32", T, u8())],
             expect=[E("no-rule", "", "no rule covers aten.my_unknown_op.default, so the node would fall back to CPU.")])

@@ -328,6 +328,9 @@ UNARY_MORE = [
      "Tile", [1, 8, 1, 8], ACT4, None, True),
     ("depth_to_space_dcr", "htp.pixel_shuffle", "aten.pixel_shuffle.default", [2], "DepthToSpace",
      {"blocksize": 2, "mode": "DCR"}, "DepthToSpace", ACT4, [1, 2, 16, 16], None, True),
+    ("selu", "htp.selu", "aten.selu.default", [], "Selu", {}, "ElementWiseNeuron", ACT4, ACT4, None, False),
+    ("thresholded_relu", "htp.threshold", "aten.threshold.default", [1.0, 0.0], "ThresholdedRelu", {"alpha": 1.0},
+     "ElementWiseNeuron", ACT4, ACT4, None, False),
     ("resize_cubic", "htp.upsample_bicubic2d", "aten.upsample_bicubic2d.vec", [None, False, [2.0, 2.0]], "Resize",
      {"mode": "cubic", "scales_input": [1.0, 1.0, 2.0, 2.0]}, "Resize", ACT4, [1, 8, 16, 16], None, False),
 ]
@@ -446,6 +449,21 @@ def _more_cases():
                     [{"role": "act", "shape": [1, 8], "enc": enc}], [{"shape": [2, 8], "enc": I64}], ["$0"])
     yield _case("bitwise_not", "htp.bitwise_not", "aten.bitwise_not.default", "BitwiseNot", "ElementWiseNot",
                 "int32", [{"role": "act", "shape": ACT4, "enc": I32}], [{"shape": ACT4, "enc": I32}], ["$0"])
+    # ONNX Mod: fmod=0 (integer remainder, torch.remainder) and fmod=1 (float fmod, torch.fmod).
+    for cfg, enc in (("int32", I32),):
+        yield _case("mod", "htp.remainder", "aten.remainder.Tensor", "Mod", "ElementWiseMod", cfg,
+                    [{"role": "act", "shape": ACT4, "enc": enc}, {"role": "weight", "shape": [1], "enc": enc}],
+                    [{"shape": ACT4, "enc": enc}], ["$0", "$1"], {"fmod": 0})
+    for cfg, enc in (("fp16", E.F16), ("fp32", E.F32), ("8a", E.U8), ("16a", E.U16)):
+        yield _case("fmod", "htp.remainder", "aten.fmod.Tensor", "Mod", "ElementWiseFmod", cfg,
+                    [{"role": "act", "shape": ACT4, "enc": enc}, {"role": "weight", "shape": [1], "enc": enc}],
+                    [{"shape": ACT4, "enc": enc}], ["$0", "$1"], {"fmod": 1})
+    # com.microsoft::FusedMatMul (ORT's transformer fusions: MatMul with transposes and a scale).
+    for cfg, (ea, eb, eo) in MATMUL_CONFIGS.items():
+        yield _case("fused_matmul", "htp.matmul", "aten.matmul.default", "FusedMatMul", "MatMul", cfg,
+                    [{"role": "act", "shape": [1, 4, 16, 32], "enc": ea},
+                     {"role": "act", "shape": [1, 4, 32, 16], "enc": eb}],
+                    [{"shape": [1, 4, 16, 16], "enc": eo}], ["$0", "$1"], {"alpha": 1.0, "_domain": "com.microsoft"})
     # ONNX Sum of two inputs: ORT's QNN EP builds ElementWiseAdd (a simple op builder).
     for cfg, enc in BINARY_CONFIGS.items():
         if cfg in ("int32", "int64"):
