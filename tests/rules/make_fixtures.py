@@ -847,6 +847,12 @@ def resize():
     fx.case("bicubic_pc_out", "aten.upsample_bicubic2d.vec", [fx.ref("x8"), [32, 32], False, None],
             [("float32", U, u8_per_channel(0.02, 128))],
             expect=[E("encoding", "htp.upsample_bicubic2d", encoding("output", "SCALE_OFFSET"), port="out[0] output")])
+    fx.input("rois", [4, 5])
+    fx.case("roi_align8", "torchvision.roi_align.default", [fx.ref("x8"), fx.ref("rois"), 1.0, 2, 2, 0, False],
+            [("float32", [4, 8, 2, 2], u8(0.02, 128))], note="roi_align/8a/<SoC>: accepted from V69.")
+    fx.case("roi_align_mixed", "torchvision.roi_align.default", [fx.ref("x8"), fx.ref("rois"), 1.0, 2, 2, 0, False],
+            [("float32", [4, 8, 2, 2], u16())],
+            expect=[E("no-matching-variant", "htp.roi_align", no_variant("htp.roi_align", "RoiAlign"))])
     return fx
 
 
@@ -878,6 +884,22 @@ def misc():
     fx.case("topk8_own_values", "aten.topk.default", [fx.ref("x8"), 5],
             [("float32", K, u8(0.01, 0)), ("int64", K, None)],
             expect=[E("shared", "htp.topk", shared("values", "input"), port="out[0] values")])
+    # Detection and recurrent ops QNN HTP runs (issue 21), declared unsupported from ExecuTorch's builders before.
+    fx.input("boxes", [1, 32, 4])
+    fx.input("boxes_h", [1, 32, 4], dtype="float16")
+    fx.input("scores", [1, 1, 32])
+    fx.case("nms_float", "torchvision.nms.default", [fx.ref("boxes"), fx.ref("scores"), 0.5], [("int64", [8, 3], None)],
+            note="nms/fp32/<SoC>: accepted on every architecture.")
+    fx.case("nms_half", "torchvision.nms.default", [fx.ref("boxes_h"), fx.ref("scores"), 0.5], [("int64", [8, 3], None)],
+            expect=[E("no-matching-variant", "htp.nms", no_variant("htp.nms", "NonMaxSuppression"))])
+    fx.input("seq", [4, 1, 16])
+    fx.case("lstm_float", "aten.lstm.input", [fx.ref("seq"), [], [], True, 1, 0.0, False, False, False],
+            [("float32", [4, 1, 8], None)], note="lstm/fp32/SM8450: accepted from V69.")
+    fx.input("seq8", [4, 1, 16], u8())
+    fx.case("lstm_quantized", "aten.lstm.input", [fx.ref("seq8"), [], [], True, 1, 0.0, False, False, False],
+            [("float32", [4, 1, 8], u8())],
+            expect=[E("no-matching-variant", "htp.lstm", no_variant("htp.lstm", "Lstm"))],
+            note="Quantized LSTMs were not measured: no quantized variant is claimed.")
     return fx
 
 

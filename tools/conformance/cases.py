@@ -464,6 +464,31 @@ def _more_cases():
                     [{"role": "act", "shape": [1, 4, 16, 32], "enc": ea},
                      {"role": "act", "shape": [1, 4, 32, 16], "enc": eb}],
                     [{"shape": [1, 4, 16, 16], "enc": eo}], ["$0", "$1"], {"alpha": 1.0, "_domain": "com.microsoft"})
+    # Detection-head and recurrent ops the rules declare unsupported (ExecuTorch's builders do not
+    # enable them) but ORT's QNN EP has builders for: what does the backend say?
+    for cfg, enc in (("fp32", E.F32),):  # ONNX NonMaxSuppression takes float32 only
+        yield _case("nms", "htp.nms", "torchvision.nms.default", "NonMaxSuppression", "NonMaxSuppression", cfg,
+                    [{"role": "act", "shape": [1, 32, 4], "enc": enc}, {"role": "act", "shape": [1, 1, 32], "enc": enc},
+                     {"role": "weight", "shape": [1], "enc": I64, "values": [8]},
+                     {"role": "weight", "shape": [1], "enc": E.F32, "values": [0.5]},
+                     {"role": "weight", "shape": [1], "enc": E.F32, "values": [0.1]}],
+                    [{"shape": [8, 3], "enc": I64}], ["$0", "$1", 0.5])
+    for cfg, enc in (("fp32", E.F32), ("fp16", E.F16), ("8a", E.U8), ("16a", E.U16)):
+        yield _case("roi_align", "htp.roi_align", "torchvision.roi_align.default", "RoiAlign", "RoiAlign", cfg,
+                    [{"role": "act", "shape": ACT4, "enc": enc},
+                     {"role": "weight", "shape": [4, 4], "enc": E.F32 if "float" not in enc else enc,
+                      "values": [0, 0, 4, 4] * 4},
+                     {"role": "weight", "shape": [4], "enc": I64, "values": [0, 0, 0, 0]}],
+                    [{"shape": [4, 8, 2, 2], "enc": enc}], ["$0", "$1", 1.0, 2, 2, 0, False],
+                    {"output_height": 2, "output_width": 2})
+    for cfg, enc in (("fp32", E.F32), ("fp16", E.F16)):
+        yield _case("lstm", "htp.lstm", "aten.lstm.input", "LSTM", "Lstm", cfg,
+                    [{"role": "act", "shape": [4, 1, 16], "enc": enc},
+                     {"role": "weight", "shape": [1, 32, 16], "enc": enc},
+                     {"role": "weight", "shape": [1, 32, 8], "enc": enc},
+                     {"role": "weight", "shape": [1, 64], "enc": enc}],
+                    [{"shape": [4, 1, 1, 8], "enc": enc}], ["$0", [], ["$1", "$2", "$3"], True, 1, 0.0, False, False, False],
+                    {"hidden_size": 8})
     # ONNX Sum of two inputs: ORT's QNN EP builds ElementWiseAdd (a simple op builder).
     for cfg, enc in BINARY_CONFIGS.items():
         if cfg in ("int32", "int64"):

@@ -20,9 +20,10 @@ SAMPLE_OPS = {"conv2d", "linear", "matmul", "sigmoid", "tanh",
               # transB=0, Resize, a float32 constant beside quantized data, int64 shape arithmetic,
               # attention-mask scales, ops new to the rules.
               "gelu_ms", "linear_kn", "where", "resize_cubic", "upsample_nearest2d", "isnan", "reciprocal",
-              "reduce_l2", "div", "add", "not", "reduce_prod", "sum2", "fused_matmul", "mod", "selu"}
+              "reduce_l2", "div", "add", "not", "reduce_prod", "sum2", "fused_matmul", "mod", "selu", "nms", "roi_align",
+              "lstm", "nonzero"}
 # V68 gates seen through the ONNX reader too.
-SAMPLE_V68 = {"where", "gelu_ms", "selu"}
+SAMPLE_V68 = {"where", "gelu_ms", "selu", "roi_align", "lstm"}
 
 
 def sample():
