@@ -699,6 +699,12 @@ def shape():
             expect=[E("shared", "htp.cat", shared("output", "tensors"), port="out[0] output")],
             note="The Qualcomm checker and the reference share Concat's encodings; AIMET and ORT's quantization "
                  "tool quantize its output independently [QC §6.8]. The rule follows the checker and the reference.")
+    # ExecuTorch's edge-dialect copies take the rules of their plain forms.
+    fx.case("select_copy_shared", "aten.select_copy.int", [fx.ref("x8"), 1, 0],
+            [("float32", [1, 16, 16], shared_node("x8"))])
+    fx.case("permute_copy_own", "aten.permute_copy.default", [fx.ref("x16"), [0, 2, 3, 1]],
+            [("float32", [1, 16, 16, 8], u16(0.001, 32768))],
+            expect=[E("shared", "htp.permute", shared("output", "input"), port="out[0] output")])
     fx.case("cast_float_to_int", "aten.to.dtype", [fx.ref("xf"), "torch.int32"], [("int32", T, None)],
             note="Float <-> integer casts run on every architecture (cast/fp32_to_int32/<SoC>).")
     fx.input("xs8", T, {"dtype": "int8", "quant_min": -128, "quant_max": 127, "qscheme": "per_tensor_affine",
