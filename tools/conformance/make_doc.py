@@ -54,6 +54,15 @@ forces 16-bit Sigmoid/Tanh outputs to their fixed encodings, the `ort_rewrite` f
 refuses a node itself (a `REASON` without a QNN error code), the verdict says what ORT + QNN do,
 not what QNN alone would do; such disagreements are listed below with that reason.
 
+The cases cover every HTP rule that has an ONNX form, in every configuration of
+`rules/quant_configs.yaml` that applies to its op (activation widths 8/16 bits, signed 8-bit, float16
+and float32, integer and bool tensors; for weighted ops every weight config), on one SoC per HTP
+architecture (SM8350 V68 ... SM8850 V81); the coverage section below lists them rule by rule, and
+the rules without an ONNX form with the reason. Each quantized op output carries `value_info`, so
+ORT never refuses a node for a shape it cannot infer. Graph finalize can depend on the batch: the
+quantized `group_norm` cases on V68 passed in the full batched run but failed finalize
+(`q::QNN_GroupNorm`) in a run of the group_norm cases only; the record keeps the full run.
+
 The comparison (`conformance_htp` test, `tools/conformance/compare.py`) runs `qnn-validate` on the
 graph form of every recorded case and compares per-node verdicts (a node is rejected when it gets
 an error diagnostic). `conformance_htp_mutation` shows it fails when a rule disagrees with a
