@@ -46,8 +46,8 @@ into one model as independent subgraphs; a session error that no node verdict ex
 finalize) makes the batch split until the failing case stands alone; when QNN's log names the op
 finalize could not create, that case is recorded and the batch reruns without it. A sample of cases
 is rerun one per session to check that batching changes no verdict. An earlier run found one that did
-(`conv3d/fp32/SM8350`: accepted in a batch, refused alone), so float cases on V68, where finalize
-refuses ops, now always run one per session.
+(`conv3d/fp32/SM8350`: accepted in a batch, refused alone), so cases on V68, where finalize refuses
+ops, always run one per session.
 
 The oracle is ONNX Runtime's view of QNN: where ORT rewrites an encoding before asking QNN (it
 forces 16-bit Sigmoid/Tanh outputs to their fixed encodings, the `ort_rewrite` field of a case) or
@@ -59,9 +59,9 @@ The cases cover every HTP rule that has an ONNX form, in every configuration of
 and float32, integer and bool tensors; for weighted ops every weight config), on one SoC per HTP
 architecture (SM8350 V68 ... SM8850 V81); the coverage section below lists them rule by rule, and
 the rules without an ONNX form with the reason. Each quantized op output carries `value_info`, so
-ORT never refuses a node for a shape it cannot infer. Graph finalize can depend on the batch: the
-quantized `group_norm` cases on V68 passed in the full batched run but failed finalize
-(`q::QNN_GroupNorm`) in a run of the group_norm cases only; the record keeps the full run.
+ORT never refuses a node for a shape it cannot infer. V68's graph finalize depends on the batch
+(quantized `group_norm`, `selu`, `thresholded_relu`, integer `mod` and 4-bit `conv3d` passed in
+some batched runs and failed in others), so every V68 case runs one per session.
 
 The comparison (`conformance_htp` test, `tools/conformance/compare.py`) runs `qnn-validate` on the
 graph form of every recorded case and compares per-node verdicts (a node is rejected when it gets
