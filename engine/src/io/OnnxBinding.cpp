@@ -131,6 +131,7 @@ bool needsOnnxBinding(const Graph& graph, const RuleSet& rules) {
 size_t bindOnnxOps(Graph& graph, const RuleSet& rules) {
   const auto candidates = candidatesByTarget(graph, rules);
   std::unordered_map<const OnnxCandidate*, uint32_t> targetOf;
+  std::unordered_map<const OnnxCandidate*, bool> gemmEntry;  // per entry, not per node
   std::vector<uint32_t> uses;  // filled on the first Gemm with transB=0
   size_t bound = 0;
   for (Node& n : graph.mutableNodes()) {
@@ -141,8 +142,9 @@ size_t bindOnnxOps(Graph& graph, const RuleSet& rules) {
       auto [slot, fresh] = targetOf.try_emplace(&c, Node::kNoTarget);
       if (fresh) slot->second = graph.internTarget(c.target);  // once per entry, not per node
       n.targetId = slot->second;
-      const bool gemmKN = rule.onnx[c.mapping].opType == "Gemm" && intKwarg(n, "transB", 0) == 0 &&
-                          c.portOf.size() > 1 && c.portOf[1] >= 0 && n.args.size() > 1;
+      auto [gemm, firstSeen] = gemmEntry.try_emplace(&c, false);
+      if (firstSeen) gemm->second = rule.onnx[c.mapping].opType == "Gemm" && c.portOf.size() > 1 && c.portOf[1] >= 0;
+      const bool gemmKN = gemm->second && n.args.size() > 1 && intKwarg(n, "transB", 0) == 0;
       if (gemmKN) {
         if (uses.empty()) uses = useCounts(graph);
         transposeConstantB(graph, n.args[1], uses);
