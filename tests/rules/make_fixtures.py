@@ -276,6 +276,15 @@ def elementwise():
     fx.case("asin16", "aten.asin.default", [fx.ref("x16")], [("float32", T, u16(0.0001, 32768))],
             note="AIMET's V75 kernel table lists ElementWiseAsin as a8 only [QC §4.4], but the conformance "
                  "oracle accepts 16 bits (asin/16a/<SoC>).")
+    # Ops ONNX graphs carry (issue 21), each measured on the oracle.
+    fx.case("reciprocal8", "aten.reciprocal.default", [fx.ref("x8")], [("float32", T, u8(0.05, 0))],
+            note="ONNX Reciprocal: ORT's QNN EP builds ElementWiseDivide(1, x); accepted (reciprocal/8a/<SoC>).")
+    fx.case("tan16", "aten.tan.default", [fx.ref("x16")], [("float32", T, u16(0.001, 32768))])
+    fx.case("softplus_float", "aten.softplus.default", [fx.ref("xf")], [("float32", T, None)])
+    fx.case("div_ids", "aten.div.Tensor", [fx.ref("ids"), fx.ref("ids")], [("int64", [1, 16], None)],
+            note="Integer division of shape values (torch.onnx's int64 Div): accepted (div/int64/<SoC>).")
+    fx.case("reciprocal_mixed", "aten.reciprocal.default", [fx.ref("x8")], [("float32", T, u16(0.001, 0))],
+            expect=[E("no-matching-variant", "htp.reciprocal", no_variant("htp.reciprocal", "ElementWiseDivide"))])
     # One config per node: mixed 8-/16-bit operands need a requantize first.
     fx.case("add_mixed", "aten.add.Tensor", [fx.ref("x8"), fx.ref("x16")], [("float32", T, u8(0.04, 120))],
             expect=[E("no-matching-variant", "htp.add", no_variant("htp.add", "ElementWiseAdd"))])
@@ -283,6 +292,10 @@ def elementwise():
     fx.case("add_pc_out", "aten.add.Tensor", [fx.ref("x8"), fx.ref("x8b")],
             [("float32", T, u8_per_channel(0.04, 120))],
             expect=[E("encoding", "htp.add", encoding("output", "SCALE_OFFSET"), port="out[0] output")])
+    fx.case("remainder_ids", "aten.remainder.Tensor", [fx.ref("ids"), fx.ref("ids")], [("int64", [1, 16], None)],
+            expect={"SM8350": [E("arch-gate", "htp.remainder", "Integer remainder (QNN ElementWiseMod) needs HTP V69 or "
+                                                               "newer (V68 cannot finalize it).")]},
+            note="ONNX Mod (fmod=0): mod/int32/SM8350 fails finalize, V69+ accept it.")
     return fx
 
 
@@ -331,6 +344,14 @@ def activation():
     fx.case("sig16_uncalibrated", "aten.sigmoid.default", [fx.ref("x16")], [("float32", T, unannotated16)],
             expect=[E("unverifiable", "htp.sigmoid",
                       s16 + " This cannot be checked: the annotation has no scale yet.", port="out[0] output")])
+    # Selu and ThresholdedRelu (issue 21): V68 finalizes them only in float16.
+    gate_v69 = "This op needs HTP V69 or newer except in float16 (V68 cannot finalize it)."
+    fx.input("xh_act", T, dtype="float16")
+    fx.case("selu8", "aten.selu.default", [fx.ref("x8")], [("float32", T, u8(0.03, 60))],
+            expect={"SM8350": [E("arch-gate", "htp.selu", gate_v69)]},
+            note="selu/8a/SM8350: could not create op q::QNN_Elu; accepted from V69.")
+    fx.case("threshold_half", "aten.threshold.default", [fx.ref("xh_act"), 1.0, 0.0], [("float16", T, None)],
+            note="thresholded_relu/fp16/SM8350 is accepted: no gate in float16.")
     return fx
 
 
@@ -470,6 +491,13 @@ def conv():
     fx.case("conv_fp16a8w_unsigned", "aten.conv2d.default", [fx.ref("xh"), fx.ref("w8u_pt"), fx.ref("b16_float")],
             [("float16", O16, None)],
             expect=[E("no-matching-variant", "htp.conv2d", no_variant("htp.conv2d", "Conv2d"))])
+    # 3-D transposed convolution: float needs V69 (conv_transpose3d/fp16/SM8350 could not be created).
+    fx.input("xh_5d", [1, 8, 2, 2, 2], dtype="float16")
+    fx.param("wt3_f", [8, 4, 2, 2, 2], dtype="float16")
+    fx.case("convt3d_float", "aten.conv_transpose3d.input", [fx.ref("xh_5d"), fx.ref("wt3_f"), None, [2, 2, 2]],
+            [("float16", [1, 4, 4, 4, 4], None)],
+            expect={"SM8350": [E("arch-gate", "htp.conv_transpose3d",
+                                 "Float 3-D transposed convolution needs HTP V69 or newer.")]})
     return fx
 
 
@@ -614,6 +642,11 @@ def reduction():
     fx.case("argmax_quantized_out", "aten.argmax.default", [fx.ref("x8"), 1], [("int64", [1, 16, 16], u8(1.0, 0))],
             expect=[E("no-matching-variant", "htp.argmax", no_variant("htp.argmax", "Argmax"))],
             note="Argmax outputs integer indices (AIMET V75: a32 only [QC §4.4]); a quantized index output is wrong.")
+    fx.input("ids32", [1, 16], dtype="int32")
+    fx.case("argmax_int32", "aten.argmax.default", [fx.ref("ids32"), 1], [("int64", [1], None)],
+            note="Argmax takes int32 input (argmax/int32/<SoC>); Argmin refuses it (argmin/int32/<SoC>).")
+    fx.case("argmin_int32", "aten.argmin.default", [fx.ref("ids32"), 1], [("int64", [1], None)],
+            expect=[E("no-matching-variant", "htp.argmin", no_variant("htp.argmin", "Argmin"))])
     fx.case("mean_mixed", "aten.mean.dim", [fx.ref("x16"), [-1], True], [("float32", [1, 8, 16, 1], u8(0.02, 128))],
             expect=[E("no-matching-variant", "htp.mean", no_variant("htp.mean", "ReduceMean"))])
     return fx
@@ -666,6 +699,19 @@ def shape():
             expect=[E("shared", "htp.cat", shared("output", "tensors"), port="out[0] output")],
             note="The Qualcomm checker and the reference share Concat's encodings; AIMET and ORT's quantization "
                  "tool quantize its output independently [QC §6.8]. The rule follows the checker and the reference.")
+    # ExecuTorch's edge-dialect copies take the rules of their plain forms.
+    fx.case("select_copy_shared", "aten.select_copy.int", [fx.ref("x8"), 1, 0],
+            [("float32", [1, 16, 16], shared_node("x8"))])
+    fx.case("permute_copy_own", "aten.permute_copy.default", [fx.ref("x16"), [0, 2, 3, 1]],
+            [("float32", [1, 16, 16, 8], u16(0.001, 32768))],
+            expect=[E("shared", "htp.permute", shared("output", "input"), port="out[0] output")])
+    fx.case("cast_float_to_int", "aten.to.dtype", [fx.ref("xf"), "torch.int32"], [("int32", T, None)],
+            note="Float <-> integer casts run on every architecture (cast/fp32_to_int32/<SoC>).")
+    fx.input("xs8", T, {"dtype": "int8", "quant_min": -128, "quant_max": 127, "qscheme": "per_tensor_affine",
+                        "scale": 0.02, "zero_point": 0})
+    fx.case("split_s8", "aten.split.Tensor", [fx.ref("xs8"), 4, 1],
+            [("float32", H, shared_edge("xs8", "split_s8")), ("float32", H, shared_edge("xs8", "split_s8"))],
+            note="Split takes signed 8-bit data (split/8a_signed/<SoC>).")
     fx.case("split_second_own", "aten.split.Tensor", [fx.ref("x8"), 4, 1],
             [("float32", H, shared_edge("x8", "split_second_own")), ("float32", H, u8(0.01, 0))],
             expect=[E("shared", "htp.split", shared("outputs", "input"))],
@@ -675,8 +721,12 @@ def shape():
 
 
 def gather():
-    fx = Fixture("gather", "Gather, embedding, scatter and indexing (rules/htp/ops/gather.yaml).")
+    fx = Fixture("gather", "Gather, embedding, scatter and indexing (rules/htp/ops/gather.yaml).",
+                 socs=(MAIN_SOC, "SM8350"))
     std_inputs(fx)
+    fx.input("xf", T)
+    fx.input("xs8", T, {"dtype": "int8", "quant_min": -128, "quant_max": 127, "qscheme": "per_tensor_affine",
+                        "scale": 0.02, "zero_point": 0})
     fx.input("ids", [1, 16], dtype="int64")
     fx.input("idx", T, dtype="int64")
     fx.input("buf", [1, 8, 16, 16])
@@ -714,6 +764,17 @@ def gather():
     fx.case("index_select16_own", "aten.index_select.default", [fx.ref("x16"), 1, fx.ref("ids")],
             [("float32", [1, 16, 16, 16], u16(0.001, 0))],
             expect=[E("shared", "htp.index_select", shared("output", "input"), port="out[0] output")])
+    fx.case("index_select_s8", "aten.index_select.default", [fx.ref("xs8"), 1, fx.ref("ids")],
+            [("float32", [1, 16, 16, 16], shared_node("xs8"))],
+            note="Gather takes signed 8-bit data (index_select/8a_signed/<SoC>).")
+    fx.case("gather_elements_s8", "aten.gather.default", [fx.ref("xs8"), 1, fx.ref("idx")],
+            [("float32", T, shared_edge("xs8", "gather_elements_s8"))],
+            expect=[E("no-matching-variant", "htp.gather_elements", no_variant("htp.gather_elements", "GatherElements"))],
+            note="GatherElements refuses signed 8-bit data (gather_elements/8a_signed/<SoC>).")
+    fx.case("index_select_f32", "aten.index_select.default", [fx.ref("xf"), 1, fx.ref("ids")],
+            [("float32", [1, 16, 16, 16], None)],
+            expect={"SM8350": [E("arch-gate", "htp.index_select", "Float32 execution of this op on HTP needs V69 or newer.")]},
+            note="V68 cannot finalize a float32 Gather (index_select/fp32/SM8350).")
     fx.case("slice_scatter_own_src", "aten.slice_scatter.default", [fx.ref("x8"), fx.ref("vals", u8(0.1, 3))],
             [("float32", T, shared_edge("x8", "slice_scatter_own_src"))],
             expect=[E("shared", "htp.slice_scatter", shared("src", "input"), port="in[1] src")])
@@ -721,8 +782,11 @@ def gather():
 
 
 def comparison():
-    fx = Fixture("comparison", "Comparisons, logical ops and selection (rules/htp/ops/comparison.yaml).")
+    fx = Fixture("comparison", "Comparisons, logical ops and selection (rules/htp/ops/comparison.yaml).",
+                 socs=(MAIN_SOC, "SM8350"))
     std_inputs(fx)
+    fx.input("xf", T)
+    fx.param("fill", [], dtype="float32")
     fx.input("x8b", T, u8(0.03, 100))
     fx.input("mask", T, dtype="bool")
     fx.input("mask2", T, dtype="bool")
@@ -746,6 +810,23 @@ def comparison():
             note="ne is not in the oracle (ONNX has no NotEqual); ExecuTorch's V68 test_not_equal runs it at 16 bits.")
     fx.case("ne_mixed", "aten.ne.Tensor", [fx.ref("x8"), fx.ref("x16")], [("bool", T, None)],
             expect=[E("no-matching-variant", "htp.ne", no_variant("htp.ne", "ElementWiseNotEqual"))])
+    # Ops ONNX graphs carry (issue 21): Not, IsNaN, and where beside a float32 constant.
+    fx.case("not_bool", "aten.logical_not.default", [fx.ref("mask")], [("bool", T, None)])
+    fx.case("not_u8", "aten.logical_not.default", [fx.ref("x8")], [("bool", T, None)],
+            expect=[E("no-matching-variant", "htp.logical_not", no_variant("htp.logical_not", "ElementWiseNot"))])
+    fx.case("isnan8", "aten.isnan.default", [fx.ref("x8")], [("bool", T, None)],
+            note="ONNX IsNaN of a dequantized tensor: accepted (isnan/8a/<SoC>).")
+    fx.case("isnan_float", "aten.isnan.default", [fx.ref("xf")], [("bool", T, None)])
+    fx.case("isnan_ids", "aten.isnan.default", [fx.ref("ids")], [("bool", [1, 16], None)],
+            expect=[E("no-matching-variant", "htp.isnan", no_variant("htp.isnan", "IsNan"))])
+    gate_select = "A where mixing a quantized operand with a float32 constant needs HTP V69 or newer (V68 cannot finalize it)."
+    fx.case("where_float_const", "aten.where.self", [fx.ref("mask"), fx.ref("fill"), fx.ref("x8")],
+            [("float32", T, u8(0.03, 110))], expect={"SM8350": [E("arch-gate", "htp.where", gate_select)]},
+            note="masked_fill as ORT leaves it: accepted from V69, V68's finalize cannot create the select "
+                 "(where/8a_fconst_first/<SoC>).")
+    fx.case("where_f32", "aten.where.self", [fx.ref("mask"), fx.ref("xf"), fx.ref("xf")], [("float32", T, None)],
+            expect={"SM8350": [E("arch-gate", "htp.where", "A float32 where (ElementWiseSelect) needs HTP V69 or newer "
+                                                            "(V68 cannot finalize it).")]})
     q_mask = {"dtype": "uint8", "quant_min": 0, "quant_max": 255, "scale": 1.0, "zero_point": 0}
     fx.case("where_quantized_condition", "aten.where.self", [fx.ref("mask", q_mask), fx.ref("x8"), fx.ref("x8b")],
             [("float32", T, u8(0.03, 110))],
@@ -772,6 +853,12 @@ def resize():
     fx.case("bicubic_pc_out", "aten.upsample_bicubic2d.vec", [fx.ref("x8"), [32, 32], False, None],
             [("float32", U, u8_per_channel(0.02, 128))],
             expect=[E("encoding", "htp.upsample_bicubic2d", encoding("output", "SCALE_OFFSET"), port="out[0] output")])
+    fx.input("rois", [4, 5])
+    fx.case("roi_align8", "torchvision.roi_align.default", [fx.ref("x8"), fx.ref("rois"), 1.0, 2, 2, 0, False],
+            [("float32", [4, 8, 2, 2], u8(0.02, 128))], note="roi_align/8a/<SoC>: accepted from V69.")
+    fx.case("roi_align_mixed", "torchvision.roi_align.default", [fx.ref("x8"), fx.ref("rois"), 1.0, 2, 2, 0, False],
+            [("float32", [4, 8, 2, 2], u16())],
+            expect=[E("no-matching-variant", "htp.roi_align", no_variant("htp.roi_align", "RoiAlign"))])
     return fx
 
 
@@ -803,6 +890,22 @@ def misc():
     fx.case("topk8_own_values", "aten.topk.default", [fx.ref("x8"), 5],
             [("float32", K, u8(0.01, 0)), ("int64", K, None)],
             expect=[E("shared", "htp.topk", shared("values", "input"), port="out[0] values")])
+    # Detection and recurrent ops QNN HTP runs (issue 21), declared unsupported from ExecuTorch's builders before.
+    fx.input("boxes", [1, 32, 4])
+    fx.input("boxes_h", [1, 32, 4], dtype="float16")
+    fx.input("scores", [1, 1, 32])
+    fx.case("nms_float", "torchvision.nms.default", [fx.ref("boxes"), fx.ref("scores"), 0.5], [("int64", [8, 3], None)],
+            note="nms/fp32/<SoC>: accepted on every architecture.")
+    fx.case("nms_half", "torchvision.nms.default", [fx.ref("boxes_h"), fx.ref("scores"), 0.5], [("int64", [8, 3], None)],
+            expect=[E("no-matching-variant", "htp.nms", no_variant("htp.nms", "NonMaxSuppression"))])
+    fx.input("seq", [4, 1, 16])
+    fx.case("lstm_float", "aten.lstm.input", [fx.ref("seq"), [], [], True, 1, 0.0, False, False, False],
+            [("float32", [4, 1, 8], None)], note="lstm/fp32/SM8450: accepted from V69.")
+    fx.input("seq8", [4, 1, 16], u8())
+    fx.case("lstm_quantized", "aten.lstm.input", [fx.ref("seq8"), [], [], True, 1, 0.0, False, False, False],
+            [("float32", [4, 1, 8], u8())],
+            expect=[E("no-matching-variant", "htp.lstm", no_variant("htp.lstm", "Lstm"))],
+            note="Quantized LSTMs were not measured: no quantized variant is claimed.")
     return fx
 
 
@@ -854,6 +957,20 @@ def unsupported():
             expect=[E("unsupported-op", "htp.median", pre +
                       "the QNN partitioner lists median as to be implemented (to_be_implemented_operator); no QNN "
                       "lowering exists yet")])
+    fx.case("prod", "aten.prod.dim_int", [fx.ref("x8"), -1, True], [("float32", [1, 8, 16, 1], u8())],
+            expect=[E("unsupported-op", "htp.prod", pre +
+                      "ONNX Runtime's QNN EP refuses ReduceProd on HTP (\"QNN EP: ReduceProd operator not supported by "
+                      "HTP backend.\", conformance cases reduce_prod/<config>/<SoC> on every architecture), and the "
+                      "QNN partitioner has no builder for prod")])
+    fx.case("nonzero8", "aten.nonzero.default", [fx.ref("x8")], [("int64", [4, 2], None)],
+            note="QNN NonZero takes 8-bit and float inputs (nonzero/8a/<SoC>); ExecuTorch's builders do not enable it.")
+    fx.case("nonzero_ids", "aten.nonzero.default", [fx.ref("ids")], [("int64", [1, 4], None)],
+            expect=[E("no-matching-variant", "htp.nonzero", no_variant("htp.nonzero", "NonZero"))])
+    fx.case("fmod8", "aten.fmod.Tensor", [fx.ref("x8"), 2.0], [("float32", T, u8())],
+            expect=[E("unsupported-op", "htp.fmod", pre +
+                      "ONNX Runtime's QNN EP lowers Mod only with fmod=0 (\"QNN Mod Op only support fmod == 0 for now.\", "
+                      "conformance cases fmod/<config>/<SoC> on every architecture), and the QNN partitioner has no "
+                      "builder for fmod")])
     # No rule at all: reported, never valid by silence.
     fx.case("mystery", "aten.my_unknown_op.default", [fx.ref("x8")], [("float32", T, u8())],
             expect=[E("no-rule", "", "no rule covers aten.my_unknown_op.default, so the node would fall back to CPU.")])

@@ -59,7 +59,9 @@ INSTANTIATE_TEST_SUITE_P(
                       GoldenCase{"conv_16a4w", "SM8650", 0}, GoldenCase{"linear_16a4w_block", "SM8650", 0},
                       GoldenCase{"linear_16a4w_block", "SM8350", 1}, GoldenCase{"add_8a", "SM8650", 0},
                       GoldenCase{"sigmoid_wrong_scale", "SM8650", 1}, GoldenCase{"sigmoid_right_scale", "SM8650", 0},
-                      GoldenCase{"no_rule", "SM8650", 1}),
+                      GoldenCase{"no_rule", "SM8650", 1},
+                      // Q/DQ parameters behind constant chains (torch.onnx's exporter): folded.
+                      GoldenCase{"qdq_constant_chain", "SM8650", 0}),
     [](const ::testing::TestParamInfo<GoldenCase>& p) { return std::string(p.param.model) + "_" + p.param.soc; });
 
 struct BadModelCase {
@@ -92,7 +94,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadModelCase{"cycle.onnx", "the graph has a cycle: node 'x_q' (QuantizeLinear) depends on its own output"},
         BadModelCase{"missing_initializer.onnx",
                      "node 'w_dq' (DequantizeLinear) input 1 'w_scale' is a missing initializer: no initializer, "
-                     "Constant node or graph input has that name"}),
+                     "Constant node or graph input has that name"},
+        BadModelCase{"scale_from_input.onnx",
+                     "node 'w_dq' (DequantizeLinear) scale 'w_scale' is a missing initializer: the scale must be an "
+                     "initializer, a Constant node's output or a constant folded through Identity, Cast, "
+                     "ConstantOfShape, Reshape, Unsqueeze or Squeeze"}),
     [](const ::testing::TestParamInfo<BadModelCase>& p) {
       std::string n = p.param.file;
       return n.substr(0, n.find('.'));

@@ -85,6 +85,47 @@ TEST(OnnxReader, ConvPortsCarryTheFoldedPerChannelAndBiasEncodings) {
   EXPECT_EQ(conv.outputs[0].qspec->zeroPoints, std::vector<int64_t>{10});
 }
 
+// torch.onnx's form: every Q/DQ parameter behind a constant chain (Identity, Cast,
+// ConstantOfShape, Reshape, Unsqueeze, Squeeze). Folded, the ports read the values the chains make.
+TEST(OnnxReader, QdqParametersBehindConstantChainsAreFolded) {
+  Graph g = prepared("qdq_constant_chain.onnx");
+  const Node& conv = nodeNamed(g, "conv");
+  EXPECT_EQ(g.target(conv), "aten.conv2d.default");
+  const QuantSpec& x = *conv.args[0].qspec;  // Constant 0.02 -> Identity; Constant 128 -> Cast(uint8)
+  EXPECT_EQ(x.dtype, ScalarType::kUInt8);
+  EXPECT_EQ(x.scales, std::vector<double>{0.019999999552965164});
+  EXPECT_EQ(x.zeroPoints, std::vector<int64_t>{128});
+  const QuantSpec& w = *conv.args[1].qspec;  // ConstantOfShape([4], 0.01); Reshape([1, 4] -> [4])
+  EXPECT_EQ(w.chAxis, 0);
+  EXPECT_EQ(w.dtype, ScalarType::kInt8);
+  EXPECT_EQ(w.scales, std::vector<double>(4, 0.009999999776482582));
+  EXPECT_EQ(w.zeroPoints, std::vector<int64_t>(4, 0));
+  const QuantSpec& y = *conv.outputs[0].qspec;  // Unsqueeze(0.05) -> [1]; Squeeze([10]) -> scalar
+  EXPECT_EQ(y.scales, std::vector<double>{0.05000000074505806});
+  EXPECT_EQ(y.zeroPoints, std::vector<int64_t>{10});
+  // The chain nodes are constants, not calls that would need rules.
+  EXPECT_EQ(nodeNamed(g, "x_scale_id").kind, NodeKind::kConstant);
+  EXPECT_EQ(nodeNamed(g, "x_zp_cast").kind, NodeKind::kConstant);
+}
+
+// Gemm with transB=0 holds B as [in, out]: bound to htp.linear, B and its per-channel axis are
+// transposed as ORT's QNN EP does, so the weight port sees [out, in] along axis 0.
+TEST(OnnxReader, GemmWithTransBZeroHasItsConstantWeightTransposed) {
+  const std::string dir = std::string(QNNRULES_SOURCE_DIR) + "/tests/conformance/onnx/";
+  GraphReadResult r = readGraphFile(dir + "linear_kn.8a8w_pc.SM8650.onnx");
+  ASSERT_TRUE(r.ok()) << r.status.message();
+  QdqFoldResult f = foldQdq(r.graph);
+  ASSERT_TRUE(f.status.isOk()) << f.status.message();
+  bindOnnxOps(f.graph, htpRules());
+  const Node& fc = nodeNamed(f.graph, "linear_kn.8a8w_pc.SM8650");
+  EXPECT_EQ(f.graph.target(fc), "aten.linear.default");
+  const Argument& w = fc.args[1];
+  ASSERT_TRUE(w.qspec);
+  EXPECT_EQ(w.qspec->chAxis, 0);
+  EXPECT_EQ(w.qspec->scales.size(), 16u);
+  EXPECT_EQ(f.graph.node(w.tensor.node).outputs[w.tensor.output].shape, (std::vector<int64_t>{16, 64}));
+}
+
 TEST(OnnxReader, Int4WeightsAreFourBitsInAnEightBitContainer) {
   Graph g = prepared("conv_16a4w.onnx");
   const QuantSpec& w = *nodeNamed(g, "conv").args[1].qspec;
@@ -163,6 +204,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadModel{"missing_initializer.onnx", StatusCode::kSchemaError,
                  "node 'w_dq' (DequantizeLinear) input 1 'w_scale' is a missing initializer: no initializer, Constant "
                  "node or graph input has that name"},
+        // A scale behind an Identity of a graph input is no constant: nothing to fold.
+        BadModel{"scale_from_input.onnx", StatusCode::kSchemaError,
+                 "node 'w_dq' (DequantizeLinear) scale 'w_scale' is a missing initializer: the scale must be an "
+                 "initializer, a Constant node's output or a constant folded through Identity, Cast, "
+                 "ConstantOfShape, Reshape, Unsqueeze or Squeeze"},
         // The Conv input's rank comes from shape inference (io/OnnxShapeInference.h).
         BadModel{"conv_weight_rank.onnx", StatusCode::kSchemaError,
                  "node 'conv' (Conv): weight rank 4 differs from input rank 5"},

@@ -73,6 +73,18 @@ TEST(OnnxRuleKey, EntriesAreReadAndCompiledToPortIndices) {
   EXPECT_EQ(set.onnxCandidates("Sigmoid"), nullptr);
 }
 
+// ONNX Runtime's contrib ops are named with their domain and keyed by it: com.microsoft::Gelu is
+// not the default domain's Gelu.
+TEST(OnnxRuleKey, ContribOpsAreKeyedWithTheirDomain) {
+  Loaded l = load("    onnx: [com.microsoft::FusedMatMul]");
+  ASSERT_TRUE(l.errors.empty()) << dump(l.errors);
+  ASSERT_EQ(l.rules.size(), 1u);
+  EXPECT_EQ(l.rules[0].onnx[0].opType, "com.microsoft::FusedMatMul");
+  RuleSet set("t", std::move(l.rules));
+  EXPECT_NE(set.onnxCandidates("com.microsoft::FusedMatMul"), nullptr);
+  EXPECT_EQ(set.onnxCandidates("FusedMatMul"), nullptr);
+}
+
 struct BadKey {
   const char* name;
   const char* line;       // line 5
@@ -131,6 +143,9 @@ INSTANTIATE_TEST_SUITE_P(
                "'aten' of ONNX entry #1 of rule 't.conv' is 'aten.conv3d.default', which is not a target of rule "
                "'t.conv'",
                "did you mean 'aten.conv2d.default'?"},
+        BadKey{"typo_in_contrib_op", "    onnx: [com.microsoft::Gelux]", DiagCode::kUnknownEnumValue, "t.yaml:5:12",
+               "unknown ONNX op type 'com.microsoft::Gelux' in ONNX entry #1 of rule 't.conv'",
+               "did you mean 'com.microsoft::Gelu'?"},
         BadKey{"not_a_list", "    onnx: Conv", DiagCode::kWrongType, "t.yaml:5:11",
                "'onnx' in rule 't.conv' must be a list of ONNX op entries", "write [Conv]"}),
     [](const ::testing::TestParamInfo<BadKey>& p) { return std::string(p.param.name); });

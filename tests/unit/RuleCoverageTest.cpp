@@ -319,8 +319,11 @@ TEST(RuleCoverage, SixteenBitActivationsWithSixteenBitWeightsNeedV73OnEveryGated
     ValidationResult r8 = validateGraph(oneNode(c.target, a8w, {act16()}), htp, soc("SM8350"));
     EXPECT_TRUE(r8.diagnostics.empty()) << c.target << " 16a8w on SM8350:\n" << describe(r8);
   }
-  // Every rule with a V73 gate on a 16-bit-weight variant is in the table above.
+  // Every rule with a V73 gate on a 16-bit-weight variant is in the table above. htp.einsum's
+  // V73 gate is on two 16-bit activation operands (one list port, no weight), measured by the
+  // conformance oracle (einsum/16a16a/SM8350) and checked by the conformance_htp test instead.
   for (const Rule& r : htp.rules()) {
+    if (r.id == "htp.einsum") continue;
     for (const Variant& v : r.variants) {
       if (v.minArch != HtpArch::kV73) continue;
       EXPECT_TRUE(tested.contains(r.id)) << r.id << " variant " << v.name << " untested";

@@ -46,13 +46,22 @@ into one model as independent subgraphs; a session error that no node verdict ex
 finalize) makes the batch split until the failing case stands alone; when QNN's log names the op
 finalize could not create, that case is recorded and the batch reruns without it. A sample of cases
 is rerun one per session to check that batching changes no verdict. An earlier run found one that did
-(`conv3d/fp32/SM8350`: accepted in a batch, refused alone), so float cases on V68, where finalize
-refuses ops, now always run one per session.
+(`conv3d/fp32/SM8350`: accepted in a batch, refused alone), so cases on V68, where finalize refuses
+ops, always run one per session.
 
 The oracle is ONNX Runtime's view of QNN: where ORT rewrites an encoding before asking QNN (it
 forces 16-bit Sigmoid/Tanh outputs to their fixed encodings, the `ort_rewrite` field of a case) or
 refuses a node itself (a `REASON` without a QNN error code), the verdict says what ORT + QNN do,
 not what QNN alone would do; such disagreements are listed below with that reason.
+
+The cases cover every HTP rule that has an ONNX form, in every configuration of
+`rules/quant_configs.yaml` that applies to its op (activation widths 8/16 bits, signed 8-bit, float16
+and float32, integer and bool tensors; for weighted ops every weight config), on one SoC per HTP
+architecture (SM8350 V68 ... SM8850 V81); the coverage section below lists them rule by rule, and
+the rules without an ONNX form with the reason. Each quantized op output carries `value_info`, so
+ORT never refuses a node for a shape it cannot infer. V68's graph finalize depends on the batch
+(quantized `group_norm`, `selu`, `thresholded_relu`, integer `mod` and 4-bit `conv3d` passed in
+some batched runs and failed in others), so every V68 case runs one per session.
 
 The comparison (`conformance_htp` test, `tools/conformance/compare.py`) runs `qnn-validate` on the
 graph form of every recorded case and compares per-node verdicts (a node is rejected when it gets
@@ -155,6 +164,62 @@ def render_settled(meta):
     return "\n".join(out)
 
 
+SUPPORTED_OPS = os.path.join(ROOT, "docs", "supported-ops", "htp.md")
+
+
+def rule_table(path=SUPPORTED_OPS):
+    """[(rule id, its ONNX ops as the table writes them, "" when none)] of every HTP rule, from the generated supported-ops table
+    (`qnn-rules docs`; the supported_ops_doc test keeps it fresh)."""
+    out = []
+    with open(path) as f:
+        for line in f:
+            if not line.startswith("| [htp."):
+                continue
+            cols = [c.strip() for c in line.strip().strip("|").split("|")]
+            rule = cols[0][1:cols[0].index("]")]
+            out.append((rule, "" if cols[3] == "-" else cols[3]))
+    return out
+
+
+def render_coverage(data, rows, meta, table):
+    """Which HTP rules the unit oracle measures: every rule with an ONNX form, its cases and
+    agreement; and every rule without one, with the reason (htp-exceptions.json,
+    without_onnx_form). A rule without an ONNX form and without a reason is an error."""
+    why = meta.get("without_onnx_form", {})
+    by_rule = {}
+    for r, c in zip(rows, [c for c in data["cases"] if c["oracle"] != "not_asked"]):
+        by_rule.setdefault(c["rule"], []).append(r)
+    with_form = [(rule, onnx) for rule, onnx in table if onnx]
+    without = [rule for rule, onnx in table if not onnx]
+    missing = [rule for rule in without if rule not in why]
+    stale = [rule for rule in why if rule not in without]
+    if missing or stale:
+        raise ValueError("htp-exceptions.json without_onnx_form: " +
+                         "; ".join(([f"no reason for {', '.join(missing)}"] if missing else []) +
+                                   ([f"{', '.join(stale)} now has an ONNX form or no longer exists"] if stale else [])))
+    measured = [rule for rule, _ in with_form if by_rule.get(rule)]
+    cases = [r for rule in measured for r in by_rule[rule]]
+    agree = sum(r["agree"] for r in cases)
+    out = ["## Coverage of the HTP rules\n",
+           f"{len(table)} HTP rules: {len(with_form)} have an ONNX form, {len(measured)} of them measured by the "
+           f"oracle ({len(cases)} cases, agreement {agree}/{len(cases)} = {100.0 * agree / max(1, len(cases)):.2f}%, "
+           "exceptions counted as disagreements).\n",
+           "| rule | ONNX ops | cases | configs | agreement |", "|---|---|---|---|---|"]
+    for rule, onnx in with_form:
+        rs = by_rule.get(rule, [])
+        configs = sorted({r["config"] for r in rs})
+        a = sum(r["agree"] for r in rs)
+        unmeasured = meta.get("not_measured", {}).get(rule)
+        out.append(f"| {rule} | {onnx} | {len(rs) or ('none: ' + unmeasured if unmeasured else '**none**')} | "
+                   f"{', '.join(configs) if configs else '-'} | {f'{a}/{len(rs)}' if rs else '-'} |")
+    out += ["", "Rules without an ONNX form, and why (`without_onnx_form` in tests/conformance/htp-exceptions.json):\n",
+            "| rule | why there is no ONNX form |", "|---|---|"]
+    for rule in without:
+        out.append(f"| {rule} | {why[rule]} |")
+    out.append("")
+    return "\n".join(out)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description="generate docs/conformance.md")
     ap.add_argument("--validate", required=True)
@@ -168,6 +233,12 @@ def main(argv=None):
     exceptions = meta["exceptions"]
     rows, _ = compare.compare(data, exceptions, compare.qnnrules_verdicts(a.validate, data["cases"]))
     text = render(data, rows, exceptions)
+    try:
+        coverage = render_coverage(data, rows, meta, rule_table())
+    except (OSError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    text = text.replace("## Disagreements and their decisions\n", coverage + "\n## Disagreements and their decisions\n", 1)
     settled = render_settled(meta)
     if settled:
         text = text.replace("## Agreement matrix\n", settled + "\n## Agreement matrix\n", 1)

@@ -33,12 +33,24 @@ def float_dtype(case):
 
 
 def needs_opset(case):
-    return 25 if any(t["enc"].get("q") == "int2" for t in case["inputs"]) else 21
+    if any(t["enc"].get("q") == "int2" for t in case["inputs"]):
+        return 25
+    return 23 if case["onnx_op"] == "RMSNormalization" else 21
+
+
+def _kn_form(case):
+    """A Gemm case with transB=0: B written as [K, N], its per-channel axis swapped."""
+    case = dict(case, inputs=[dict(t) for t in case["inputs"]])
+    w = case["inputs"][1]
+    w["shape"] = list(reversed(w["shape"]))
+    if "axis" in w["enc"]:
+        w["enc"] = dict(w["enc"], axis=1 - w["enc"]["axis"])
+    return case
 
 
 class _Builder:
     def __init__(self):
-        self.nodes, self.inputs, self.outputs, self.inits = [], [], [], []
+        self.nodes, self.inputs, self.outputs, self.inits, self.value_info = [], [], [], [], []
 
     def init(self, name, onnx_type, dims, values):
         as_float = onnx_type in (T.FLOAT, T.FLOAT16)
@@ -103,6 +115,9 @@ class _Builder:
             self.nodes.append(h.make_node("DequantizeLinear", [name + "_w", s, z], [name + "_dq"],
                                           name=name + "_DQ", **attrs))
             return name + "_dq"
+        if "values" in t:
+            onnx_type = ONNX_FLOAT[enc["float"]] if "float" in enc else ONNX_PLAIN[enc["plain"]]
+            return self.init(name + "_w", onnx_type, t["shape"], t["values"])
         if "float" in enc:
             vals = rng.uniform(0.5, 1.5, count) if t.get("positive") or t["role"] == "scalar" \
                 else rng.uniform(-1, 1, count)
@@ -113,6 +128,9 @@ class _Builder:
         name = f"{k}.out{i}"
         enc = t["enc"]
         if "q" in enc:
+            # The op's float output, typed: ORT's QNN EP asks for the shape of every node-unit
+            # tensor ("Cannot get shape" when ONNX's inference has none, e.g. GroupNormalization).
+            self.value_info.append(h.make_tensor_value_info(produced, T.FLOAT, t["shape"]))
             s, z, _ = self.qparams(name, enc, t["shape"])
             self.nodes.append(h.make_node("QuantizeLinear", [produced, s, z], [name + "_q"], name=name + "_Q"))
             self.nodes.append(h.make_node("DequantizeLinear", [name + "_q", s, z], [name], name=name + "_DQ"))
@@ -124,11 +142,12 @@ class _Builder:
 
 def _op_inputs_and_attrs(b, case, k, ins, fdt):
     """ONNX attributes, and constant operands that ONNX takes as inputs (axes, shape, pads...)."""
-    attrs = dict(case["attrs"])
+    attrs = {k: v for k, v in case["attrs"].items() if not k.startswith("_")}
     ins = list(ins)
     ftype = ONNX_FLOAT[fdt]
     # Order matters where ONNX takes several: Slice(starts, ends, axes).
-    for a in ("shape_input", "pads_input", "repeats_input", "starts_input", "ends_input", "axes_input"):
+    for a in ("shape_input", "pads_input", "repeats_input", "starts_input", "ends_input", "axes_input", "k_input",
+              "split_input"):
         if a in attrs:
             vals = attrs.pop(a)
             ins.append(b.init(f"{k}.{a}", T.INT64, [len(vals)], vals))
@@ -162,6 +181,8 @@ def _quantized_constant(b, name, enc, value):
 
 
 def add_case(b, case):
+    if case["attrs"].get("_onnx_weight_kn"):
+        case = _kn_form(case)
     k = key(case)
     rng = np.random.default_rng(zlib.crc32(case["id"].encode()))
     fdt = float_dtype(case)
@@ -184,7 +205,11 @@ def add_case(b, case):
         b.nodes.append(h.make_node("Mul", [ins[0], mid], [out], name=k + "_mul"))
     else:
         ins, attrs = _op_inputs_and_attrs(b, case, k, ins, fdt)
-        b.nodes.append(h.make_node(case["onnx_op"], ins, [out], name=k, **attrs))
+        outs = [out] + [f"{k}.y{i}" for i in range(1, len(case["outputs"]))]
+        domain = case["attrs"].get("_domain")
+        b.nodes.append(h.make_node(case["onnx_op"], ins, outs, name=k, domain=domain, **attrs))
+        for i in range(1, len(outs)):
+            b.tensor_out(k, i, case["outputs"][i], outs[i])
     b.tensor_out(k, 0, case["outputs"][0], out)
 
 
@@ -199,8 +224,11 @@ def build_model(cases):
     for c in cases:
         add_case(b, c)
     opset = max(needs_opset(c) for c in cases)
-    g = h.make_graph(b.nodes, "conformance", b.inputs, b.outputs, b.inits)
-    m = h.make_model(g, opset_imports=[h.make_opsetid("", opset)], producer_name="qnnrules-conformance")
+    g = h.make_graph(b.nodes, "conformance", b.inputs, b.outputs, b.inits, value_info=b.value_info)
+    imports = [h.make_opsetid("", opset)]
+    if any(c["attrs"].get("_domain") == "com.microsoft" for c in cases):
+        imports.append(h.make_opsetid("com.microsoft", 1))
+    m = h.make_model(g, opset_imports=imports, producer_name="qnnrules-conformance")
     m.ir_version = 10 if opset <= 21 else 11
     return m
 

@@ -48,8 +48,18 @@ constexpr auto kAll = [] {
 }();
 static_assert(std::adjacent_find(kAll.begin(), kAll.end()) == kAll.end(), "an op type is listed twice");
 
+// ONNX Runtime contrib ops (domain com.microsoft) that its QNN EP has op builders for
+// (onnxruntime/onnxruntime-qnn onnxruntime/core/providers/qnn/builder/op_builder_factory.cc registers
+// builders by op type, so a contrib op reaches the builder of the same name) or that ORT's QNN
+// preprocessing writes (qnn_preprocess_model fuses Erf-based GELU into com.microsoft::Gelu).
+constexpr std::array<std::string_view, 7> kContrib = {
+    "FusedMatMul", "Gelu", "GroupQueryAttention", "MatMulNBits", "QuickGelu", "RotaryEmbedding",
+    "SkipSimplifiedLayerNormalization"};
+static_assert(std::is_sorted(kContrib.begin(), kContrib.end()), "kContrib must be sorted");
+
 }  // namespace
 
+std::span<const std::string_view> onnxContribOpTypes() { return kContrib; }
 std::span<const std::string_view> onnxDefaultDomainOpTypes() { return kAll; }
 std::span<const std::string_view> onnxOpTypesNewerThanLinked() { return kNewer; }
 

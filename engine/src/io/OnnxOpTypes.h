@@ -13,6 +13,9 @@ namespace qnnrules {
 
 // Sorted, unique.
 std::span<const std::string_view> onnxDefaultDomainOpTypes();
+// ONNX Runtime contrib op types (domain com.microsoft) a rule may name as com.microsoft::<op>.
+// Sorted, unique.
+std::span<const std::string_view> onnxContribOpTypes();
 // The part of it newer than ONNX 1.12, for the test that compares the rest with the library.
 std::span<const std::string_view> onnxOpTypesNewerThanLinked();
 

@@ -70,6 +70,23 @@ class OnnxKeyReader {
   void opType(const YAML::Node& v, const std::string& scope, OnnxMapping& m) {
     auto s = r_.str(v, "the op type of " + scope);
     if (!s) return;
+    // com.microsoft::<op>: ONNX Runtime's contrib ops that its QNN EP lowers (its op builders
+    // are registered by op type, whatever the domain).
+    constexpr std::string_view kContrib = "com.microsoft::";
+    if (std::string_view(*s).substr(0, kContrib.size()) == kContrib) {
+      const std::span<const std::string_view> contrib = onnxContribOpTypes();
+      const std::string_view op = std::string_view(*s).substr(kContrib.size());
+      if (!std::binary_search(contrib.begin(), contrib.end(), op)) {
+        std::vector<std::string> full;
+        for (std::string_view c : contrib) full.push_back(std::string(kContrib) + std::string(c));
+        std::vector<std::string_view> names(full.begin(), full.end());
+        r_.error(DiagCode::kUnknownEnumValue, r_.mark(v), "unknown ONNX op type '" + clip(*s) + "' in " + scope,
+                 "an ONNX Runtime contrib op type (com.microsoft::<op>, case matters)", clip(*s), suggest(*s, names));
+        return;
+      }
+      m.opType = *s;
+      return;
+    }
     const std::span<const std::string_view> known = onnxDefaultDomainOpTypes();
     if (!std::binary_search(known.begin(), known.end(), std::string_view(*s))) {
       std::vector<std::string_view> names(known.begin(), known.end());

@@ -37,7 +37,8 @@ constexpr std::array kTable{
                  "The node runs on CPU for a reason that is no validation error (backend policy, or it follows "
                  "a CPU node); the delegation report's fallbacks list it."},
     DiagCodeInfo{DiagCode::kScaleNotFinite, kNumeric, "A scale is infinite or NaN."},
-    DiagCodeInfo{DiagCode::kScaleOutOfRange, kNumeric, "A scale is below 1e-10 or above 1e10."},
+    DiagCodeInfo{DiagCode::kScaleOutOfRange, kNumeric,
+                 "A scale is below 1e-10 (1e-20 for a 32-bit bias encoding) or above float32's largest value."},
     DiagCodeInfo{DiagCode::kZeroPointOutOfRange, kNumeric, "A zero point is not a value of the storage datatype."},
     DiagCodeInfo{DiagCode::kBiasScale, kNumeric, "A bias scale is not input scale x weight scale."},
     DiagCodeInfo{DiagCode::kChannelCount, kNumeric,

@@ -254,9 +254,55 @@ def conv3d_float():
     return c
 
 
+def constant_chain():
+    """conv_8a8w's graph as torch.onnx writes Q/DQ parameters: each scale or zero point comes out
+    of a constant chain (Constant -> Identity, Constant -> Cast, ConstantOfShape, Reshape,
+    Unsqueeze and Squeeze of initializers) instead of an initializer. The reader folds the chains
+    (ONNX Runtime's constant folding does the same), so it reads as the same JSON graph."""
+    c = Case("qdq_constant_chain")
+    x = c.qdq(c.input("x", [1, 3, 8, 8]), "uint8", 0.02, 128)
+    w = c.weight("w", "int8", [4, 3, 3, 3], [0.01] * 4, [0] * 4, axis=0)
+    y = c.op("Conv", "aten.conv2d.default", "conv", [x, w], [1, 4, 6, 6])
+    c.output(c.qdq(y, "uint8", 0.05, 10))
+    return c
+
+
+def fold_chains(m):
+    """Replaces the Q/DQ parameter initializers of constant_chain() by constant chains."""
+    g = m.graph
+    drop = {"x_scale", "x_zp", "w_scale", "w_zp", "conv_scale", "conv_zp"}
+    keep = [t for t in g.initializer if t.name not in drop]
+    del g.initializer[:]
+    g.initializer.extend(keep)
+    g.initializer.extend([
+        numpy_helper.from_array(np.array([4], dtype=np.int64), "w_scale_shape"),
+        numpy_helper.from_array(np.zeros([1, 4], dtype=np.int8), "w_zp_2d"),
+        numpy_helper.from_array(np.array([4], dtype=np.int64), "w_zp_shape"),
+        numpy_helper.from_array(np.array([0], dtype=np.int64), "axes0"),
+        numpy_helper.from_array(np.array([10], dtype=np.uint8), "conv_zp_1d"),
+    ])
+    chain = [
+        helper.make_node("Constant", [], ["x_scale_c"], name="x_scale_c",
+                         value=numpy_helper.from_array(np.array(0.02, dtype=np.float32))),
+        helper.make_node("Identity", ["x_scale_c"], ["x_scale"], name="x_scale_id"),
+        helper.make_node("Constant", [], ["x_zp_c"], name="x_zp_c", value_int=128),
+        helper.make_node("Cast", ["x_zp_c"], ["x_zp"], name="x_zp_cast", to=TensorProto.UINT8),
+        helper.make_node("ConstantOfShape", ["w_scale_shape"], ["w_scale"], name="w_scale_fill",
+                         value=numpy_helper.from_array(np.array([0.01], dtype=np.float32))),
+        helper.make_node("Reshape", ["w_zp_2d", "w_zp_shape"], ["w_zp"], name="w_zp_reshape"),
+        helper.make_node("Constant", [], ["conv_scale_c"], name="conv_scale_c", value_float=0.05),
+        helper.make_node("Unsqueeze", ["conv_scale_c", "axes0"], ["conv_scale"], name="conv_scale_unsqueeze"),
+        helper.make_node("Squeeze", ["conv_zp_1d", "axes0"], ["conv_zp"], name="conv_zp_squeeze"),
+    ]
+    nodes = chain + list(g.node)
+    del g.node[:]
+    g.node.extend(nodes)
+    return m
+
+
 CASES = [conv_8a8w, linear_16a8w, matmul_16a16w, conv_16a4w, conv_16a16w, linear_16a4w_block, add_8a,
          lambda: sigmoid(1 / 255, "sigmoid_wrong_scale"), lambda: sigmoid(1 / 256, "sigmoid_right_scale"),
-         no_rule, conv3d_float]
+         no_rule, conv3d_float, constant_chain]
 
 
 def broken_models(good, conv3d):
@@ -291,6 +337,17 @@ def broken_models(good, conv3d):
     def conv_pads(g):
         g.node[1].attribute.append(onnx.helper.make_attribute("pads", [0, 0]))
 
+    def scale_from_input(g):
+        # The weight scale is an Identity of a graph input: not a constant, so nothing to fold.
+        keep = [t for t in g.initializer if t.name != "w_scale"]
+        del g.initializer[:]
+        g.initializer.extend(keep)
+        g.input.append(helper.make_tensor_value_info("runtime_scale", TensorProto.FLOAT, [4]))
+        nodes = [helper.make_node("Identity", ["runtime_scale"], ["w_scale"], name="w_scale_id")] + list(g.node)
+        del g.node[:]
+        g.node.extend(nodes)
+
+    out["scale_from_input.onnx"] = edited(scale_from_input)
     out["conv_weight_rank.onnx"] = edited(conv_weight_rank, conv3d)
     out["conv_pads.onnx"] = edited(conv_pads, conv3d)
     out["unknown_ref.onnx"] = edited(unknown_ref)
@@ -306,6 +363,8 @@ def main():
     for make in CASES:
         c = make()
         m = c.model()
+        if c.name == "qdq_constant_chain":
+            m = fold_chains(m)
         if c.value_info:
             onnx.checker.check_model(m)
         models[c.name] = m
