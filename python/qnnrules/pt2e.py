@@ -142,8 +142,9 @@ class Quantizer(_TorchaoQuantizer):
         return self
 
     def set_recipe(self, recipe):
-        """A QuantRecipe (qnnrules.pt2e_options.QuantRecipe, the seed's strategies)."""
-        self.options.recipe = recipe
+        """A QuantRecipe: qnnrules.pt2e_options.QuantRecipe, or the seed's own (its strategies
+        and default are read into ours)."""
+        self.options.recipe = recipe if isinstance(recipe, opt.QuantRecipe) else opt.QuantRecipe.from_seed(recipe)
         return self
 
     @property

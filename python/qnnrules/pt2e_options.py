@@ -204,6 +204,23 @@ class QuantRecipe:
         return self._add(quant_dtype, is_qat, act_observer, granularity, act_symmetric, note, priority,
                          extra_kwargs, patterns=patterns)
 
+    @classmethod
+    def from_seed(cls, recipe):
+        """The same recipe from ExecuTorch's QuantRecipe object (its default and its
+        ByNodeTarget / ByNameRegex strategies, in the order added)."""
+        ours = cls(recipe._default_quant_dtype, recipe._default_is_qat, recipe._default_act_observer,
+                   recipe._default_granularity, recipe._default_act_symmetric, recipe._default_note,
+                   recipe._default_extra_kwargs, recipe.verbose)
+        ours.custom_quant_annotations = recipe.custom_quant_annotations
+        for s in recipe._strategies:
+            common = (s.quant_dtype, s.is_qat, s.act_observer, s.granularity, s.act_symmetric, s.note, s.priority,
+                      s.extra_kwargs)
+            if hasattr(s, "targets"):
+                ours.add_node_target(s.targets, *common)
+            else:
+                ours.add_regex(s.patterns, *common)
+        return ours
+
     def strategies(self):
         """By priority, the later added first among equals, then the default."""
         ranked = sorted(enumerate(self._strategies), key=lambda x: (x[1].priority, x[0]), reverse=True)

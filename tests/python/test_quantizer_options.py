@@ -249,3 +249,20 @@ def test_qat_small_decoder():
 def test_qat_needs_a_config_with_a_qat_flavour(net):
     with pytest.raises(qnnrules.ConfigError, match="QAT"):
         quantizer(config="16a16w", is_qat=True).annotate(net)
+
+
+def test_the_seeds_own_recipe_object_is_read(net, monkeypatch):
+    """ExecuTorch's QuantRecipe (and its QuantDtype / QuantGranularity) passed as they are."""
+    monkeypatch.setenv("EXECUTORCH_BUILDING_WHEEL", "1")
+    seed = pytest.importorskip("executorch.backends.qualcomm.quantizer.quant_recipe")
+    from executorch.backends.qualcomm.quantizer.quantizer import QuantDtype as SeedDtype
+
+    recipe = seed.QuantRecipe(SeedDtype.use_16a8w, False, MinMaxObserver, seed.QuantGranularity.PER_TENSOR)
+    recipe.add_node_target({torch.ops.aten.linear.default}, SeedDtype.use_16a4w, False, MinMaxObserver,
+                           seed.QuantGranularity.PER_CHANNEL, priority=2)
+    q = quantizer(config="8a8w")
+    q.set_recipe(recipe)
+    annotate(q, net)
+    w = weight_spec(net, "linear")
+    assert (w.quant_min, w.quant_max, w.qscheme) == (-7, 7, torch.per_channel_symmetric)
+    assert act_spec(net, "conv2d").dtype == torch.int32  # the recipe's default, 16a8w
