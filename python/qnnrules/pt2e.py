@@ -385,8 +385,9 @@ def _apply(model, graph, settings=None, fallback=None):
             if "qspec" not in ref:
                 continue
             bias_of = node if pos == 2 and _is_derived_bias(ref["qspec"], args) else None
-            spec = _torch_spec(ref["qspec"], fx_nodes, multi, bias_of, setting)
-            key = (fx_nodes[ref["ref"]], node)
+            arg = fx_nodes[ref["ref"]]
+            spec = _torch_spec(ref["qspec"], fx_nodes, multi, bias_of, setting, static=_is_static(model, arg))
+            key = (arg, node)
             if spec is not None and key not in raw:
                 raw[key] = spec
                 keys.append(key)
@@ -459,10 +460,11 @@ def _is_derived_bias(spec, args):
     return len(args) > 2 and all(isinstance(a, dict) and "qspec" in a for a in args[:2])
 
 
-def _torch_spec(spec, fx_nodes, multi, bias_of=None, setting=None):
+def _torch_spec(spec, fx_nodes, multi, bias_of=None, setting=None, static=False):
     """One engine spec as a torchao spec. ``multi``: the outputs of multi-output nodes, which
     pt2e cannot annotate (getitem users sharing one of them share what that output shares).
-    ``setting``: the node's observer choices (act_observer, eps, QAT fake-quantize)."""
+    ``setting``: the node's observer choices (act_observer, eps, QAT fake-quantize);
+    ``static``: the port reads a parameter (observed once in PTQ)."""
     if "shared_with" in spec:
         ref = spec["shared_with"]
         if "edge" in ref:
@@ -488,30 +490,60 @@ def _torch_spec(spec, fx_nodes, multi, bias_of=None, setting=None):
                                             zero_point=int(spec["zero_point"]), quant_min=qmin,
                                             quant_max=qmax, qscheme=qscheme)
     return QuantizationSpec(dtype=dtype, quant_min=qmin, quant_max=qmax, qscheme=qscheme, ch_axis=ch_axis,
-                            observer_or_fake_quant_ctr=_observer(spec, dtype, qmin, qmax, ch_axis, setting))
+                            observer_or_fake_quant_ctr=_observer(spec, dtype, qmin, qmax, ch_axis, setting, static))
 
 
-def _observer(spec, dtype, qmin, qmax, ch_axis, setting):
+def _observer(spec, dtype, qmin, qmax, ch_axis, setting, static=False):
     """The observer (PTQ) or fake-quantize (QAT) constructor of one port. Activations: the
     setting's act_observer (default MinMaxObserver; QAT: MovingAverageMinMaxObserver inside
     FusedMovingAvgObsFakeQuantize, as the seed's QAT configs); weights: per-channel min/max or
-    torchao's per-block affine observer (QAT: the same inside a fake-quantize)."""
+    torchao's per-block affine observer (QAT: the same inside a fake-quantize). In PTQ a
+    parameter does not change between calibration batches: its observer looks at it once (the
+    seed's PR 18516)."""
     eps = {} if setting is None or setting.eps is None else {"eps": float(setting.eps)}
     qat = setting is not None and setting.qat
+    once = static and not qat
     if spec.get("block_size"):
         kwargs = dict(mapping_type=MappingType.SYMMETRIC, target_dtype=dtype,
                       granularity=PerBlock(tuple(spec["block_size"])), quant_min=qmin, quant_max=qmax,
                       eps=eps.get("eps", torch.finfo(torch.float32).eps))
         if qat:
             return AffineFakeQuantize.with_args(observer=AffineQuantizedMinMaxObserver, **kwargs)
-        return AffineQuantizedMinMaxObserver.with_args(**kwargs)
+        return (AffineQuantizedMinMaxObserverOnce if once else AffineQuantizedMinMaxObserver).with_args(**kwargs)
     if ch_axis is not None:
         if qat:
             return FusedMovingAvgObsFakeQuantize.with_args(
                 observer=MovingAveragePerChannelMinMaxObserver, ch_axis=ch_axis, **eps)
-        return PerChannelMinMaxObserver.with_args(ch_axis=ch_axis, **eps)
+        return (PerChannelMinMaxObserverOnce if once else PerChannelMinMaxObserver).with_args(ch_axis=ch_axis, **eps)
     act = setting.act_observer if setting is not None else None
     if qat:
         return FusedMovingAvgObsFakeQuantize.with_args(observer=act or MovingAverageMinMaxObserver, **eps)
-    act = act or MinMaxObserver
+    act = MinMaxObserverOnce if once else (act or MinMaxObserver)
     return act.with_args(**eps) if eps else act
+
+
+def _is_static(model, node):
+    """A parameter read by get_attr (what torch.export's module() and prepare_pt2e give)."""
+    return node.op == "get_attr" and isinstance(qt._attr(model, node.target), torch.nn.Parameter)
+
+
+class _ObserveOnce:
+    """Observes the first tensor only: a PTQ weight is the same on every calibration batch."""
+
+    def forward(self, x):
+        if getattr(self, "_observed", False):
+            return x
+        self._observed = True
+        return super().forward(x)
+
+
+class MinMaxObserverOnce(_ObserveOnce, MinMaxObserver):
+    pass
+
+
+class PerChannelMinMaxObserverOnce(_ObserveOnce, PerChannelMinMaxObserver):
+    pass
+
+
+class AffineQuantizedMinMaxObserverOnce(_ObserveOnce, AffineQuantizedMinMaxObserver):
+    pass

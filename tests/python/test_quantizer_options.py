@@ -266,3 +266,22 @@ def test_the_seeds_own_recipe_object_is_read(net, monkeypatch):
     w = weight_spec(net, "linear")
     assert (w.quant_min, w.quant_max, w.qscheme) == (-7, 7, torch.per_channel_symmetric)
     assert act_spec(net, "conv2d").dtype == torch.int32  # the recipe's default, 16a8w
+
+
+def test_ptq_weights_are_observed_once_activations_every_batch(net):
+    """The seed's AOT-time observers (PR 18516): a parameter's observer sees it on the first
+    calibration batch only; activation observers see every batch."""
+    q = quantizer(config="16a8w:per_channel")
+    prepared = prepare_pt2e(net, q)
+    observers = {n.name: getattr(prepared, n.target) for n in prepared.graph.nodes
+                 if n.op == "call_module" and "activation_post_process" in n.target}
+    weight_obs = [o for o in observers.values() if type(o).__name__.endswith("Once")]
+    act_obs = [o for o in observers.values() if type(o) is MinMaxObserver]
+    assert len(weight_obs) == 4 and act_obs  # 3 linear/conv weights + the embedding table
+    prepared(*Net.example())
+    first = [o.max_val.clone() for o in weight_obs]
+    act_first = [o.max_val.clone() for o in act_obs]
+    tokens, image = Net.example()
+    prepared(tokens, image * 100)  # a second batch: activations grow, weights are not looked at again
+    assert all(torch.equal(a, o.max_val) for a, o in zip(first, weight_obs))
+    assert any(not torch.equal(a, o.max_val) for a, o in zip(act_first, act_obs))
