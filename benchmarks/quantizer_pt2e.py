@@ -18,7 +18,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "python"))
-sys.path.insert(0, os.path.join(ROOT, "tools", "conformance", "executorch"))
+sys.path.append(os.path.join(ROOT, "tools", "conformance", "executorch"))  # after tests/python: it has a models.py too
 os.environ.setdefault("EXECUTORCH_BUILDING_WHEEL", "1")
 
 import torch  # noqa: E402

@@ -271,3 +271,14 @@ def test_make_fx_graph_is_refused():
     quantizer = qt.Quantizer(backend="htp", soc="SM8350", config="16a4w_block")
     with pytest.raises(qnnrules.AnnotationError, match="torch.export"):
         prepare_pt2e(gm, quantizer)
+
+
+def test_decomposed_linear_is_refused_naming_the_nodes():
+    """torch.export, then run_decompositions: nn.Linear becomes permute + addmm, its weight a
+    plain matmul operand; block-wise weights would then pass the V68 gate unnoticed."""
+    ep = torch.export.export(MLP().eval(), (torch.randn(2, 64),)).run_decompositions()
+    gm = ep.module()
+    assert not any(qt._target_name(n) == "aten.linear.default" for n in gm.graph.nodes)
+    quantizer = qt.Quantizer(backend="htp", soc="SM8350", config="16a4w_block")
+    with pytest.raises(qnnrules.AnnotationError, match=r"decomposed into a matmul of a transposed weight \(addmm"):
+        prepare_pt2e(gm, quantizer)
