@@ -18,7 +18,8 @@ def _config(family):
     if family == "qwen3":
         return transformers.Qwen3Config(**COMMON, head_dim=16, tie_word_embeddings=True)
     if family == "gpt2":
-        return transformers.GPT2Config(vocab_size=96, n_embd=64, n_layer=2, n_head=4, n_positions=64)
+        return transformers.GPT2Config(vocab_size=96, n_embd=64, n_layer=2, n_head=4, n_positions=64,
+                                       bos_token_id=1, eos_token_id=2)
     raise ValueError(family)
 
 
