@@ -74,6 +74,11 @@ def _target_name(node):
         return "getitem"
     if isinstance(t, torch._ops.OpOverload):
         return str(t)  # "aten.convolution.default"
+    if isinstance(t, torch._ops.OpOverloadPacket):
+        # convert_pt2e calls some ops by their packet (torch.ops.torchao.dequantize_affine): named
+        # as the overload it resolves to, as torch.export serializes it ("torchao.dequantize_affine.default").
+        overloads = t.overloads()
+        return f"{t}.default" if "default" in overloads or not overloads else f"{t}.{overloads[0]}"
     name = getattr(t, "__name__", None) or str(t)
     module = getattr(t, "__module__", None)
     return name if module in (None, "_operator", "operator", "builtins") else f"{module}.{name}"
@@ -272,21 +277,50 @@ def _attr(gm, target):
     return value
 
 
+# convert_pt2e's quantize/dequantize ops (quantized_decomposed's, and torchao's affine ones that
+# block-wise observers convert to), as _target_name spells them.
+_QUANTIZE_PREFIXES = ("quantized_decomposed.quantize_", "torchao.quantize_affine")
+_QDQ_PREFIXES = ("quantized_decomposed.", "torchao.quantize_affine", "torchao.dequantize_affine")
+
+
+def _is_qdq(name):
+    return name.startswith(_QDQ_PREFIXES)
+
+
 def _is_guard(node):
     """torch.export's input-guard call (``_guards_fn``): not part of the computation."""
     return node.op == "call_module" and node.target == "_guards_fn"
 
 
-def _qdq_args(node, gm):
-    """convert_pt2e's per-channel quantize/dequantize nodes read their scales and zero points
-    from tensor constants: inlined as lists, so the engine folds them with real values."""
+_MAX_QPARAM_BYTES = 64 << 20  # engine/src/io/Pt2Tensor.h kMaxPayloadBytes
+
+
+def _qdq_args(node, gm, lifted_value=None):
+    """convert_pt2e's per-channel and block-wise quantize/dequantize nodes read their scales and
+    zero points from tensor constants (get_attr, or lifted inputs of an ExportedProgram, read
+    through ``lifted_value``): inlined as flat lists, as the .pt2 reader reads a lifted tensor's
+    storage (block-wise ones are 2-D), up to the same size, so the engine folds real values."""
     def value(a):
-        if isinstance(a, torch.fx.Node) and a.op == "get_attr":
-            t = _attr(gm, a.target)
-            if isinstance(t, torch.Tensor) and t.dim() <= 1 and not t.dtype.is_complex:
-                return t.tolist()
+        if not isinstance(a, torch.fx.Node):
+            return a
+        t = _attr(gm, a.target) if a.op == "get_attr" else lifted_value(a.name) if lifted_value else None
+        if (isinstance(t, torch.Tensor) and not t.dtype.is_complex
+                and t.numel() * t.element_size() <= _MAX_QPARAM_BYTES):
+            return t.detach().reshape(-1).tolist()
         return a
     return [node.args[0]] + [value(a) for a in node.args[1:]], {k: value(v) for k, v in node.kwargs.items()}
+
+
+def _lifted_values(program, lifted):
+    """placeholder name -> its tensor, for the lifted buffers and constants of an ExportedProgram."""
+    def get(name):
+        entry = lifted.get(name)
+        if entry is None or entry[0] != "constant":
+            return None
+        fqn = entry[1]
+        constants = getattr(program, "constants", {}) or {}
+        return constants[fqn] if fqn in constants else (getattr(program, "state_dict", {}) or {}).get(fqn)
+    return get
 
 
 def to_dict(gm, name=None, module=None):
@@ -297,15 +331,16 @@ def to_dict(gm, name=None, module=None):
     their FQN (``ep.module()`` already names them).
     """
     lifted = _signature_kinds(gm)
+    lifted_value = None
     if hasattr(gm, "graph_module"):  # ExportedProgram
+        lifted_value = _lifted_values(gm, lifted)
         gm = gm.graph_module
     param_names = _parameter_names(module)
     owner = {}  # fx node -> module path of the parameter it reads
     nodes = []
     # After convert_pt2e the quantize/dequantize nodes carry the real encodings; the nodes still
     # hold the annotations prepare_pt2e observed with, which would take precedence when folded.
-    converted = any(n.op == "call_function" and _target_name(n).startswith("quantized_decomposed.")
-                    for n in gm.graph.nodes)
+    converted = any(n.op == "call_function" and _is_qdq(_target_name(n)) for n in gm.graph.nodes)
     for node in gm.graph.nodes:
         if _is_guard(node):
             continue
@@ -315,10 +350,17 @@ def to_dict(gm, name=None, module=None):
         for arg_node, spec in inputs.items():
             input_specs[arg_node] = _spec_to_v1(spec, lambda n: n.name)
 
-        def ref(arg, _specs=input_specs):
+        seen = set()
+
+        def ref(arg, _specs=input_specs, _seen=seen, _node=node):
             r = {"ref": arg.name}
             spec = _specs.get(arg)
             if spec is not None:
+                # PyTorch keys an input edge by (producer, consumer): a tensor read twice
+                # (cat((x, x))) is one edge with one observer, so a second read shares the first.
+                if arg in _seen and "shared_with" not in spec:
+                    spec = {"shared_with": {"edge": [arg.name, _node.name]}}
+                _seen.add(arg)
                 r["qspec"] = spec
             return r
 
@@ -344,8 +386,8 @@ def to_dict(gm, name=None, module=None):
 
         if node.op in ("call_function", "call_method", "call_module", "output"):
             args, kwargs = node.args, node.kwargs
-            if node.op == "call_function" and _target_name(node).startswith("quantized_decomposed."):
-                args, kwargs = _qdq_args(node, gm)
+            if node.op == "call_function" and _is_qdq(_target_name(node)):
+                args, kwargs = _qdq_args(node, gm, lifted_value)
             d["args"] = [_literal(a, ref) for a in args]
             if kwargs:
                 d["kwargs"] = {k: _literal(v, ref) for k, v in kwargs.items()}
@@ -390,7 +432,7 @@ def _share_outputs_with_getitems(nodes, converted):
     quantized = set()
     if converted:
         for n in nodes:
-            if n.get("target", "").startswith("quantized_decomposed.quantize_") and n["args"]:
+            if n.get("target", "").startswith(_QUANTIZE_PREFIXES) and n["args"]:
                 quantized.add(n["args"][0].get("ref") if isinstance(n["args"][0], dict) else None)
     for n in nodes:
         if n.get("target") != "getitem" or len(n.get("args", [])) < 2:

@@ -57,7 +57,8 @@ def test_is_a_torchao_quantizer_and_annotates_with_torchao_specs(small):
     weight = ann.input_qspec_map[w]
     assert spec_range(weight) == (torch.int8, -127, 127)
     assert (weight.qscheme, weight.ch_axis) == (torch.per_channel_symmetric, 0)
-    assert weight.observer_or_fake_quant_ctr.p.func is PerChannelMinMaxObserver
+    # A PTQ weight is static: its per-channel observer looks at it once (PerChannelMinMaxObserverOnce).
+    assert issubclass(weight.observer_or_fake_quant_ctr.p.func, PerChannelMinMaxObserver)
     bias = ann.input_qspec_map[b]
     assert type(bias) is DerivedQuantizationSpec and bias.dtype == torch.int32
     assert bias.derived_from == [(x, conv), (w, conv)]

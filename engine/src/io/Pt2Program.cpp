@@ -90,6 +90,7 @@ class Builder {
     Json nodes = graph.at("nodes");
     for (size_t i = 0; i < nodes.size(); ++i) addCall(nodes[i]);
     addOutput(graph);
+    shareOutputsWithGetitems();
     return std::move(graph_);
   }
 
@@ -352,7 +353,33 @@ class Builder {
       g.args = {Argument::tensorRef(producer, 0), Argument::integer(static_cast<int64_t>(i))};
       if (outs[i].tensor) g.outputs.push_back(meta(outs[i].name, outs[i].where));
       std::string name = g.name;  // before the move (see addInput)
-      tensors_[std::move(name)] = TensorRef{add(std::move(g), outs[i].where), 0};
+      const uint32_t idx = add(std::move(g), outs[i].where);
+      tensors_[std::move(name)] = TensorRef{idx, 0};
+      getitems_.push_back({idx, producer, static_cast<uint32_t>(i)});
+    }
+  }
+
+  // pt2e quantizes a multi-output node (chunk, split, unbind, ...) on its getitem users, never
+  // on the node itself. As the Python adapter does (qnnrules.torch, _share_outputs_with_getitems):
+  // output i of such a node takes the encoding of `getitem(node, i)` when a quantize node reads
+  // that getitem (the Q/DQ fold then gives the getitem the quantize node's encoding).
+  void shareOutputsWithGetitems() {
+    if (getitems_.empty()) return;
+    std::vector<Node>& nodes = graph_.mutableNodes();
+    std::vector<uint8_t> quantized(nodes.size(), 0);
+    for (const Node& n : nodes) {
+      if (n.kind != NodeKind::kCall || n.args.empty() || n.args[0].kind != Argument::Kind::kTensor) continue;
+      std::string_view t = graph_.target(n);
+      if (t.rfind("quantized_decomposed.quantize_", 0) == 0 || t.rfind("torchao.quantize_affine", 0) == 0)
+        quantized[n.args[0].tensor.node] = 1;
+    }
+    for (const GetitemOf& g : getitems_) {
+      if (!quantized[g.getitem]) continue;
+      Node& producer = nodes[g.producer];
+      if (producer.outputs.size() < 2 || g.index >= producer.outputs.size() || producer.outputs[g.index].qspec) continue;
+      QuantSpec shared;
+      shared.sharedWith = SharedRef{SharedRef::Kind::kNodeOutput, g.getitem, 0, 0};
+      producer.outputs[g.index].qspec = std::move(shared);
     }
   }
 
@@ -375,6 +402,10 @@ class Builder {
   Graph graph_;
   Json tensorValues_{nullptr, ""};
   std::unordered_map<std::string, TensorRef> tensors_;
+  struct GetitemOf {
+    uint32_t getitem, producer, index;
+  };
+  std::vector<GetitemOf> getitems_;  // the getitem nodes made for multi-output nodes
 };
 
 }  // namespace
