@@ -136,6 +136,11 @@ def E(code, rule, message, port=None):
     return e
 
 
+def recommended(e):
+    """A recommended constraint (`recommended:` in the rule) missed: a warning with its sentence."""
+    return dict(e, message="recommended: " + e["message"] + " The backend accepts the node without it.")
+
+
 def derive_bias(args):
     """conv/linear(input, weight, bias): the int32 bias edge gets scale = input scale x weight
     scale, as the reference derives it [ET §4.1] (qnn-validate reports any other as bias-scale)."""
@@ -325,16 +330,16 @@ def activation():
     s16 = fixed("output", "1/65536", 1 / 65536, 0)
     t16 = fixed("output", "1/32768", 1 / 32768, -32768)
     fx.case("sig8_aimet", "aten.sigmoid.default", [fx.ref("x8")], [("float32", T, u8(1 / 255, 0))],
-            expect=[E("fixed-scale", "htp.sigmoid", s8, port="out[0] output")],
+            expect=[recommended(E("fixed-scale", "htp.sigmoid", s8, port="out[0] output"))],
             note="AIMET V73+ fixes the sigmoid range [0, 1.0], scale 1/255; the reference and AI Hub use 1/256 "
                  "[QC §6.1]. The rule follows the reference.")
     fx.case("sig8_zp", "aten.sigmoid.default", [fx.ref("x8")], [("float32", T, u8(1 / 256, 128))],
-            expect=[E("fixed-offset", "htp.sigmoid", s8, port="out[0] output")])
+            expect=[recommended(E("fixed-offset", "htp.sigmoid", s8, port="out[0] output"))])
     fx.case("sig16_aimet", "aten.sigmoid.default", [fx.ref("x16")], [("float32", T, u16(1 / 65535, 0))],
             expect=[E("fixed-scale", "htp.sigmoid", s16, port="out[0] output")])
     fx.case("hsig8_calibrated", "aten.hardsigmoid.default", [fx.ref("x8")], [("float32", T, u8(0.0035, 3))],
-            expect=[E("fixed-scale", "htp.hardsigmoid", s8, port="out[0] output"),
-                    E("fixed-offset", "htp.hardsigmoid", s8, port="out[0] output")])
+            expect=[recommended(E("fixed-scale", "htp.hardsigmoid", s8, port="out[0] output")),
+                    recommended(E("fixed-offset", "htp.hardsigmoid", s8, port="out[0] output"))])
     fx.case("tanh16_zp0", "aten.tanh.default", [fx.ref("x16")], [("float32", T, u16(1 / 32768, 0))],
             expect=[E("fixed-offset", "htp.tanh", t16, port="out[0] output")],
             note="QNN SDK 2.28-2.30's validator demanded offset 0 for 16-bit Tanh, a validator bug "
@@ -696,7 +701,7 @@ def shape():
             expect=[E("shared", "htp.permute", shared("output", "input"), port="out[0] output")])
     fx.case("cat_unshared", "aten.cat.default", [[fx.ref("x8"), fx.ref("c8")], 1],
             [("float32", [1, 16, 16, 16], one)],
-            expect=[E("shared", "htp.cat", shared("output", "tensors"), port="out[0] output")],
+            expect=[recommended(E("shared", "htp.cat", shared("output", "tensors"), port="out[0] output"))],
             note="The Qualcomm checker and the reference share Concat's encodings; AIMET and ORT's quantization "
                  "tool quantize its output independently [QC §6.8]. The rule follows the checker and the reference.")
     # ExecuTorch's edge-dialect copies take the rules of their plain forms.

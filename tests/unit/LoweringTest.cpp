@@ -64,10 +64,10 @@ TEST(LoweringLoader, TyposAreErrorsWithLineAndColumn) {
       {"default_for: [onnx]", "default_for: [onxx]",
        "toy.yaml:4:14: unknown graph source 'onxx' in 'default_for'"},
       {"    port: output\n", "    prot: output\n", "toy.yaml:10:5: unknown key 'prot' in rewrite 's16'"},
-      {"UFIXED_POINT_16}", "UFIXED_POINT_61}", "toy.yaml:9:19: unknown QNN datatype 'UFIXED_POINT_61' for port 'output' in 'when' of rewrite 's16'"},
+      {"UFIXED_POINT_16}", "UFIXED_POINT_61}", "toy.yaml:9:20: unknown QNN datatype 'UFIXED_POINT_61' for port 'output' in 'when' of rewrite 's16'"},
       {"set: {scale: 1/65536, offset: 0}", "set: {scale: -1, offset: 0}",
        "toy.yaml:11:18: 'scale' of 'set' of rewrite 's16' must be a positive number or a fraction"},
-      {"lowering: toy\n", "", "toy.yaml:1:1: the top level has no 'lowering'"},
+      {"lowering: toy\n", "", "toy.yaml:1:1: the top level is missing required key 'lowering'"},
   };
   for (const Case& c : cases) {
     std::string text = kPath;
@@ -99,7 +99,7 @@ TEST(LoweringLoader, RecommendedNamesAConstraintThePortHas) {
   EXPECT_NE(rules[0].variants[0].ports[1].recommended, 0);
   DiagnosticList notHere, unknown, selecting;
   load("offset", notHere);
-  EXPECT_NE(dump(notHere).find("r.yaml:14:94: 'recommended' of port 'output' in variant 'a8' of rule 't.sig' names "
+  EXPECT_NE(dump(notHere).find("r.yaml:14:95: 'recommended' of port 'output' in variant 'a8' of rule 't.sig' names "
                                "'offset', which this port does not constrain"),
             std::string::npos)
       << dump(notHere);

@@ -116,15 +116,19 @@ TEST(Partitioner, StrictModeSendsInvalidNodesToCpuWithTheirDiagnosticCode) {
   EXPECT_EQ(r.report.partitions.size(), 2u);
 }
 
-TEST(Partitioner, WarnModeKeepsInvalidNodesDelegatedButFlagged) {
+// The backend refuses an invalid node whatever the mode: warn mode places it as strict mode
+// does (on CPU) and changes only the exit code (issue 21).
+TEST(Partitioner, WarnModePlacesInvalidNodesAsStrictModeDoes) {
   PartitionOptions o;
   o.strict = false;
-  Partitioned r = partition(chainWithBadEdge(), "htp", o);
-  EXPECT_TRUE(r.report.fallbacks.empty());
-  EXPECT_EQ(members(r), (Names{{"n0", "n1", "n2"}}));
-  EXPECT_TRUE(nodeOf(r, "n1").invalid);
-  EXPECT_EQ(nodeOf(r, "n1").placement, Placement::kDelegated);
-  EXPECT_EQ(r.report.invalidDelegatedNodes, 1u);
+  Partitioned warn = partition(chainWithBadEdge(), "htp", o);
+  Partitioned strict = partition(chainWithBadEdge(), "htp");
+  ASSERT_EQ(warn.report.fallbacks.size(), 1u);
+  EXPECT_EQ(nodeOf(warn, "n1").placement, Placement::kCpu);
+  EXPECT_TRUE(nodeOf(warn, "n1").invalid);
+  EXPECT_EQ(warn.report.invalidDelegatedNodes, 0u);
+  EXPECT_EQ(members(warn), members(strict));
+  EXPECT_FALSE(warn.report.sessionFailure);  // no lowering path given: a refusal falls back
 }
 
 TEST(Partitioner, NodesThatWouldMakeAPartitionDependOnItselfThroughCpuAreSplit) {

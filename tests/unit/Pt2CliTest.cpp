@@ -30,15 +30,16 @@ std::string normalized(std::string report, const std::string& path) {
 }
 
 // The archive and the JSON graph the Python adapter writes for the same ExportedProgram get
-// the same report, line for line (the fixed-scale error of htp.sigmoid included).
+// the same report, line for line (the fixed-scale warning of htp.sigmoid included: an 8-bit
+// output scale is recommended, not required).
 TEST(Pt2Cli, SameReportAsTheEquivalentJsonGraph) {
   const std::string pt2 = "tests/data/pt2/sigmoid_bad_scale.pt2";
   const std::string json = "tests/data/pt2/sigmoid_bad_scale.json";
   CommandResult a = validate(pt2);
   CommandResult b = validate(json);
-  EXPECT_EQ(a.exitCode, 1) << a.output;
-  EXPECT_EQ(b.exitCode, 1) << b.output;
-  EXPECT_NE(a.output.find("error[fixed-scale]: node 'sigmoid' (aten.sigmoid.default) port out[0] output"),
+  EXPECT_EQ(a.exitCode, 0) << a.output;
+  EXPECT_EQ(b.exitCode, 0) << b.output;
+  EXPECT_NE(a.output.find("warning[fixed-scale]: node 'sigmoid' (aten.sigmoid.default) port out[0] output"),
             std::string::npos)
       << a.output;
   EXPECT_EQ(normalized(a.output, pt2), normalized(b.output, json));

@@ -15,12 +15,23 @@
 #include <sstream>
 
 #include "MutationCase.h"
+#include "../../engine/src/validate/constraints/ConstraintKind.h"
 #include "qnnrules/graph/PortType.h"
 #include "qnnrules/rules/RuleRegistry.h"
 #include "qnnrules/validate/Validator.h"
 
 namespace qnnrules {
 namespace {
+
+// Whether port constraint `c` only recommends the kind with YAML key `key` (`recommended:`):
+// breaking it is a warning, not the error a mutation must give.
+bool recommends(const PortConstraint& c, std::string_view key) {
+  const std::span<const ConstraintKind* const> kinds = constraintKinds();
+  for (size_t k = 0; k < kinds.size(); ++k)
+    if (kinds[k]->key == key) return (c.recommended >> k) & 1u;
+  return false;
+}
+
 
 using testing::Annotation;
 using testing::GroupConstraint;
@@ -209,7 +220,9 @@ class Mutator {
     s->zeroPoints.resize(1);
     bool violation = allCandidatesViolate(a, arch_, [&](const Variant& c) {
       for (int p : g.members)
-        if (c.ports[p].scale && std::fabs(*c.ports[p].scale - now) > 1e-5 * *c.ports[p].scale) return true;
+        if (c.ports[p].scale && !recommends(c.ports[p], "scale") &&
+            std::fabs(*c.ports[p].scale - now) > 1e-5 * *c.ports[p].scale)
+          return true;
       return false;
     });
     expectError(v, "scale of " + rule_.ports[g.root].name + " doubled", a, violation, arch_);
@@ -223,7 +236,7 @@ class Mutator {
     const int64_t now = -s->zeroPoints.front();
     bool violation = allCandidatesViolate(a, arch_, [&](const Variant& c) {
       for (int p : g.members)
-        if (c.ports[p].offset && *c.ports[p].offset != now) return true;
+        if (c.ports[p].offset && !recommends(c.ports[p], "offset") && *c.ports[p].offset != now) return true;
       return false;
     });
     expectError(v, "offset of " + rule_.ports[g.root].name + " moved by one", a, violation, arch_);
@@ -240,7 +253,9 @@ class Mutator {
       a[p].kind = PortAnnotation::Kind::kQuantized;
       a[p].spec = *root;
       for (double& s : a[p].spec.scales) s *= 3;
-      bool violation = allCandidatesViolate(a, arch_, [&](const Variant& c) { return c.ports[p].sharedWith >= 0; });
+      bool violation = allCandidatesViolate(a, arch_, [&](const Variant& c) {
+        return c.ports[p].sharedWith >= 0 && !recommends(c.ports[p], "shared_with");
+      });
       expectError(v, rule_.ports[p].name + " with its own encoding", a, violation, arch_);
     }
   }

@@ -13,10 +13,20 @@
 #include <unordered_set>
 
 #include "OnnxShapeInference.h"
+#include "CheckedArith.h"
 #include "OnnxTensorData.h"
 
 namespace qnnrules {
 namespace {
+
+// Elements of a constant the reader may fold: negative or overflowing dims read as more than
+// any fold takes (checked arithmetic, CheckedArith.h).
+int64_t foldedCount(const onnx::TensorProto& t) {
+  const std::optional<uint64_t> n = checked::elementCount(std::span<const int64_t>(t.dims().data(), t.dims().size()));
+  return n && *n <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ? static_cast<int64_t>(*n)
+                                                                                : std::numeric_limits<int64_t>::max();
+}
+
 
 using namespace onnxio;  // NOLINT(google-build-using-namespace): the reader's own helpers
 
@@ -424,7 +434,7 @@ class Builder {
     const onnx::TensorProto* t = constantTensor(on.input(k));
     std::vector<int64_t> v;
     std::string why;
-    if (!t || elementCount(*t) > kMaxFoldedElements || !readInts(*t, v, why)) return std::nullopt;
+    if (!t || foldedCount(*t) > kMaxFoldedElements || !readInts(*t, v, why)) return std::nullopt;
     return v;
   }
 
@@ -511,7 +521,7 @@ class Builder {
     const onnx::TensorProto* in = on.input_size() > 0 ? constantTensor(on.input(0)) : nullptr;
     if (!in) return nullptr;
     if (op == "Identity") return in;
-    const int64_t count = elementCount(*in);
+    const int64_t count = foldedCount(*in);
     if (count > kMaxFoldedElements) return nullptr;
     std::vector<double> values;
     std::string why;
@@ -527,7 +537,7 @@ class Builder {
       std::optional<std::vector<int64_t>> dims = reshapedDims(on, {in->dims().begin(), in->dims().end()}, count);
       if (!dims) return nullptr;
       for (int64_t d : *dims) t.add_dims(d);
-      if (elementCount(t) != count) return nullptr;
+      if (foldedCount(t) != count) return nullptr;
     }
     if (!writeNumbers(t, type, values)) return nullptr;
     return &t;

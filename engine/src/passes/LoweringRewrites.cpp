@@ -40,9 +40,9 @@ QuantSpec rewritten(const QuantSpec& from, const LoweringRewrite& rw) {
     for (size_t i = 0; i < s.scales.size(); ++i) {
       const int64_t zp = i < s.zeroPoints.size() ? s.zeroPoints[i] : (s.zeroPoints.empty() ? 0 : s.zeroPoints[0]);
       if (symmetric) {
-        // Cover the larger side of the old range around zero with the new positive half.
-        const double reach = static_cast<double>(std::max(zp - oldMin, oldMax - zp));
-        s.scales[i] *= reach / static_cast<double>(target.max);
+        // The scale stays: the path requantizes the codes around zero in the same step size
+        // (the model's bias, derived from this scale, stays consistent with it).
+        (void)zp;
       } else {
         s.scales[i] *= static_cast<double>(oldMax - oldMin) / static_cast<double>(target.max - target.min);
       }
