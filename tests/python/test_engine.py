@@ -8,15 +8,17 @@ from conftest import SOC, assert_same_as_cli, rule_for
 
 SIGMOID = "aten.sigmoid.default"
 U8 = {"dtype": "uint8", "quant_min": 0, "quant_max": 255, "qscheme": "per_tensor_affine"}
+# 16-bit: the fixed Sigmoid output encoding is required there (8 bits only recommend 1/256).
+U16 = {"dtype": "uint16", "quant_min": 0, "quant_max": 65535, "qscheme": "per_tensor_affine"}
 
 
 def sigmoid_graph(out_scale, out_zero_point=0, extra_target=None):
-    """x (uint8) -> sig -> [extra] -> output, with the sigmoid output at the given encoding."""
+    """x (uint16) -> sig -> [extra] -> output, with the sigmoid output at the given encoding."""
     b = qnnrules.GraphBuilder("sigmoid_net")
-    x_spec = dict(U8, scale=0.02, zero_point=128)
+    x_spec = dict(U16, scale=0.0001, zero_point=32768)
     x = b.input("x", "float32", [1, 8], qspec=x_spec)
     y = b.call("sig", SIGMOID, [x.q(x_spec)],
-               outputs=[("float32", [1, 8], dict(U8, scale=out_scale, zero_point=out_zero_point))])
+               outputs=[("float32", [1, 8], dict(U16, scale=out_scale, zero_point=out_zero_point))])
     if extra_target:
         y = b.call("extra", extra_target, [y], outputs=[("float32", [1, 8])])
     b.output([y])
@@ -93,7 +95,7 @@ def test_bad_graph_reports_every_schema_error():
 
 
 def test_correct_fixed_scale_validates(engine):
-    assert engine.validate(sigmoid_graph(1 / 256)) == []
+    assert engine.validate(sigmoid_graph(1 / 65536)) == []
 
 
 def test_wrong_fixed_scale_raises_with_every_field(engine):
@@ -129,7 +131,7 @@ def test_warn_mode_returns_the_same_violations_as_warnings(engine, warn_engine):
     assert [(d.node, d.code, d.rule_id) for d in diags] == [(d.node, d.code, d.rule_id) for d in strict]
 
 
-@pytest.mark.parametrize("scale", [1 / 256, 1 / 128])
+@pytest.mark.parametrize("scale", [1 / 65536, 1 / 128])
 def test_python_and_cli_agree(engine, warn_engine, tmp_path, scale):
     path = tmp_path / "sigmoid.json"
     sigmoid_graph(scale, extra_target="aten.qnnrules_test_no_such_op.default").save(path)
@@ -139,11 +141,11 @@ def test_python_and_cli_agree(engine, warn_engine, tmp_path, scale):
 
 
 def test_graph_round_trips_through_dict_and_json():
-    graph = sigmoid_graph(1 / 256)
+    graph = sigmoid_graph(1 / 65536)
     d = graph.to_dict()
     assert qnnrules.Graph.from_dict(d).to_dict() == d
     assert qnnrules.Graph.from_json(graph.to_json()).to_dict() == d
-    assert graph.node("sig")["outputs"][0]["qspec"]["scale"] == 1 / 256
+    assert graph.node("sig")["outputs"][0]["qspec"]["scale"] == 1 / 65536
     assert len(graph) == 3 and graph.node_names == ["x", "sig", "output"]
 
 
@@ -221,7 +223,7 @@ def test_annotate_with_unknown_config_is_a_config_error(engine):
 
 
 def test_delegation_report_names_cpu_nodes_and_partitions(engine):
-    report = engine.delegation(sigmoid_graph(1 / 256, extra_target="aten.qnnrules_test_no_such_op.default"))
+    report = engine.delegation(sigmoid_graph(1 / 65536, extra_target="aten.qnnrules_test_no_such_op.default"))
     assert report.compute_nodes == 2 and report.delegated_compute_nodes == 1
     assert report.partitions == [["sig"]]
     [fb] = report.fallbacks
@@ -231,32 +233,33 @@ def test_delegation_report_names_cpu_nodes_and_partitions(engine):
 
 
 def qdq_sigmoid_graph(out_scale):
-    """x -> q0 -> dq0 -> sig -> q1 -> dq1 -> output: a QDQ graph as convert_pt2e writes it."""
+    """x -> q0 -> dq0 -> sig -> q1 -> dq1 -> output: a QDQ graph as convert_pt2e writes it (16 bits:
+    the fixed Sigmoid output encoding is required there)."""
     q = "quantized_decomposed.quantize_per_tensor.default"
     dq = "quantized_decomposed.dequantize_per_tensor.default"
     t = {"dtype": "float32", "shape": [1, 8]}
-    u = {"dtype": "uint8", "shape": [1, 8]}
+    u = {"dtype": "uint16", "shape": [1, 8]}
 
     def call(name, target, src, scale, zp, out):
         return {"name": name, "kind": "call", "target": target,
-                "args": [{"ref": src}, scale, zp, 0, 255, "torch.uint8"], "outputs": [out]}
+                "args": [{"ref": src}, scale, zp, 0, 65535, "torch.uint16"], "outputs": [out]}
     return qnnrules.Graph.from_dict({"format": "qnnrules-graph", "version": 1, "name": "qdq", "nodes": [
         {"name": "x", "kind": "input", "outputs": [t]},
-        call("q0", q, "x", 0.02, 128, u), call("dq0", dq, "q0", 0.02, 128, t),
+        call("q0", q, "x", 0.0001, 32768, u), call("dq0", dq, "q0", 0.0001, 32768, t),
         {"name": "sig", "kind": "call", "target": SIGMOID, "args": [{"ref": "dq0"}], "outputs": [t]},
         call("q1", q, "sig", out_scale, 0, u), call("dq1", dq, "q1", out_scale, 0, t),
         {"name": "output", "kind": "output", "args": [[{"ref": "dq1"}]]}]})
 
 
 def test_delegation_of_a_qdq_graph_names_the_compute_node(engine):
-    # 1/255 breaks sigmoid's fixed output scale: the fallback is 'sig', not the quantize node
+    # 1/65535 breaks sigmoid's fixed 16-bit output scale: the fallback is 'sig', not the quantize node
     # at sig's index in the unfolded graph.
-    report = engine.delegation(qdq_sigmoid_graph(1 / 255))
+    report = engine.delegation(qdq_sigmoid_graph(1 / 65535))
     [fb] = report.fallbacks
     assert (fb["node"], fb["op"], fb["code"]) == ("sig", SIGMOID, "fixed-scale")
     assert report.to_dict()["fallbacks"][0]["node"] == "sig"
     assert "q0" not in str(report)
-    ok = engine.delegation(qdq_sigmoid_graph(1 / 256))
+    ok = engine.delegation(qdq_sigmoid_graph(1 / 65536))
     assert ok.partitions == [["sig"]] and not ok.fallbacks
 
 
