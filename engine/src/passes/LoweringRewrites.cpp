@@ -37,16 +37,11 @@ QuantSpec rewritten(const QuantSpec& from, const LoweringRewrite& rw) {
   if (to || rw.setSymmetric) {
     const Storage target = to ? *to : Storage{s.dtype, oldMin, oldMax};
     const bool symmetric = rw.setSymmetric;
-    for (size_t i = 0; i < s.scales.size(); ++i) {
-      const int64_t zp = i < s.zeroPoints.size() ? s.zeroPoints[i] : (s.zeroPoints.empty() ? 0 : s.zeroPoints[0]);
-      if (symmetric) {
-        // The scale stays: the path requantizes the codes around zero in the same step size
-        // (the model's bias, derived from this scale, stays consistent with it).
-        (void)zp;
-      } else {
-        s.scales[i] *= static_cast<double>(oldMax - oldMin) / static_cast<double>(target.max - target.min);
-      }
-    }
+    // Symmetric: the scale stays (the path requantizes the codes around zero in the same step,
+    // so a bias derived from it stays consistent). Otherwise the same real range, new container.
+    if (!symmetric)
+      for (double& scale : s.scales)
+        scale *= static_cast<double>(oldMax - oldMin) / static_cast<double>(target.max - target.min);
     for (int64_t& zp : s.zeroPoints) {
       if (symmetric) {
         zp = target.min < 0 ? 0 : (target.max + 1) / 2;
