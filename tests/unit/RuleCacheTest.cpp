@@ -230,6 +230,34 @@ TEST(RuleCache, OneEntryPerRuleSetWhateverTheWorkingDirectory) {
   EXPECT_EQ(filesIn(cache.path()), 1u);
 }
 
+// Marks are shown relative to the working directory when the rules lie below it: a cache
+// written from elsewhere (absolute marks) must not be what a run from the parent prints, nor
+// the other way round (CI ran the doc samples after a test had cached the rules from /tmp).
+std::string toyMark(const TempDir& rules, const fs::path& cacheDir, const fs::path& cwd) {
+  const fs::path before = fs::current_path();
+  fs::current_path(cwd);
+  std::string mark;
+  {
+    RuleRegistry reg(toy(rules, cacheDir));
+    const BackendLoad& load = reg.backend("toy");
+    mark = load.rules ? load.rules->rules().at(0).mark.toString() : "error: " + load.status.toString();
+  }
+  fs::current_path(before);
+  return mark;
+}
+
+TEST(RuleCache, MarksAreShownAsFromTheWorkingDirectoryWhateverWroteTheCache) {
+  TempDir rules, cache, elsewhere;
+  rules.write("toy/ops/relu.yaml", relu("Cached."));
+  const std::string absolute = (fs::absolute(rules.path()).lexically_normal() / "toy/ops/relu.yaml").generic_string();
+  EXPECT_EQ(toyMark(rules, cache.path(), elsewhere.path()), absolute + ":3:5");
+  EXPECT_EQ(toyMark(rules, cache.path(), rules.path().parent_path()),
+            rules.path().filename().generic_string() + "/toy/ops/relu.yaml:3:5");
+  EXPECT_EQ(toyMark(rules, cache.path(), rules.path() / "toy"), "ops/relu.yaml:3:5");
+  EXPECT_EQ(toyMark(rules, cache.path(), elsewhere.path()), absolute + ":3:5");  // its entry, still there
+  EXPECT_EQ(filesIn(cache.path()), 3u);
+}
+
 TEST(RuleCache, AnUnwritableCacheDirectoryMeansNoCache) {
   TempDir rules, cache;
   rules.write("toy/ops/relu.yaml", relu("No cache."));

@@ -19,6 +19,7 @@
 
 #include "CacheArchive.h"
 #include "RuleCacheFields.h"
+#include "qnnrules/core/SourceMark.h"
 
 namespace qnnrules {
 namespace fs = std::filesystem;
@@ -93,12 +94,21 @@ fs::path ruleCacheDir(const RegistryOptions& options) {
 RuleCache::RuleCache(const RegistryOptions& options, const std::vector<fs::path>& searchPath)
     : dir_(ruleCacheDir(options)), searchPath_(searchPath), limits_(options.limits) {
   if (dir_.empty()) return;
-  // The rule set: each directory as spelled (marks keep that spelling; they are shown relative
-  // to the working directory only when printed) and where it is. Not the working directory
-  // itself: the built-in rules (an absolute path) have one entry wherever the tool runs.
+  // The rule set: each directory as spelled and where it is, and how its files are shown. Marks
+  // hold a file as displayPath() gave it at load time, relative to the working directory when
+  // the file lies below it, so that display is part of the key: a cache written from another
+  // directory must not print absolute paths here (nor ours there). The working directory
+  // itself is not: the built-in rules have one entry wherever the tool runs outside them.
   std::error_code ec;
-  for (const fs::path& d : searchPath_)
-    identity_ += d.string() + " -> " + fs::absolute(d, ec).lexically_normal().string() + '\n';
+  const fs::path cwd = fs::current_path(ec);
+  for (const fs::path& d : searchPath_) {
+    const fs::path abs = fs::absolute(d, ec).lexically_normal();
+    // Below the directory (cwd inside the rules), every file's display depends on where.
+    const fs::path inside = cwd.lexically_relative(abs);
+    const bool cwdInside = !inside.empty() && *inside.begin() != "..";
+    identity_ += d.string() + " -> " + abs.string() + " shown as " + displayPath(d) +
+                 (cwdInside ? " from " + cwd.string() : std::string()) + '\n';
+  }
 }
 
 uint64_t RuleCache::digest() {
