@@ -106,7 +106,7 @@ def main():
             if any(c.startswith("qnn-validate GRAPH") for c in commands):
                 # The synopsis: its concrete alternatives.
                 print("  the synopsis: running its concrete commands")
-                for c in ("qnn-validate --list-rules", "qnn-validate --list-rules --backend lpai", "qnn-validate --list-socs",
+                for c in ("qnn-validate --list-rules", "qnn-validate --list-rules --backend gpu", "qnn-validate --list-socs",
                           "qnn-validate --list-socs --format json", "qnn-rules lint", "qnn-rules list --backend gpu",
                           "qnn-rules explain htp.conv2d", "qnn-rules docs --check"):
                     expect_run(where, c)
