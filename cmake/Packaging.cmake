@@ -10,7 +10,7 @@ install(EXPORT qnnrulesTargets NAMESPACE qnnrules:: FILE qnnrulesTargets.cmake
 configure_package_config_file("${PROJECT_SOURCE_DIR}/cmake/qnnrulesConfig.cmake.in"
   "${PROJECT_BINARY_DIR}/qnnrulesConfig.cmake"
   INSTALL_DESTINATION "${QNNRULES_CMAKE_INSTALL_DIR}"
-  PATH_VARS QNNRULES_PACKAGE_RULES_DIR)
+  PATH_VARS QNNRULES_PACKAGE_RULES_DIR QNNRULES_READER_MODULE_SUBDIR)
 write_basic_package_version_file("${PROJECT_BINARY_DIR}/qnnrulesConfigVersion.cmake"
   COMPATIBILITY SameMinorVersion)
 install(FILES "${PROJECT_BINARY_DIR}/qnnrulesConfig.cmake" "${PROJECT_BINARY_DIR}/qnnrulesConfigVersion.cmake"

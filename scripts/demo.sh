@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
 # Sets up, builds, and runs qnn-validate on the bundled examples.
+#
+# It builds only what it runs: qnn-validate and its reader modules (ONNX, .pt2), not the tests,
+# benchmarks or the Python extension (./scripts/test.sh builds those), and it needs no Python
+# venv (QNNRULES_SKIP_VENV=1 for setup.sh; set QNNRULES_DEMO_SETUP=0 to skip setup.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/setup.sh
-./scripts/build.sh build
-QV=./build/tools/qnn-validate/qnn-validate
+if [ "${QNNRULES_DEMO_SETUP:-1}" != 0 ]; then
+  QNNRULES_SKIP_VENV=1 ./scripts/setup.sh
+fi
+QNNRULES_BUILD_TARGETS="qnn-validate" ./scripts/build.sh "${QNNRULES_DEMO_BUILD_DIR:-build}"
+QV=./${QNNRULES_DEMO_BUILD_DIR:-build}/tools/qnn-validate/qnn-validate
 
 echo
 echo "\$ qnn-validate examples/tiny_cnn_8a8w.json --backend htp --soc SM8650 --strict"

@@ -71,6 +71,8 @@ void bindDiagnostic(py::module_& m) {
       .def_readonly("expected", &Diagnostic::expected)
       .def_readonly("actual", &Diagnostic::actual)
       .def_readonly("hint", &Diagnostic::hint)
+      .def_readonly("module", &Diagnostic::module,
+                    "the node's module path (.pt2 nn_module_stack) or ONNX name namespace; '' when unknown")
       .def("to_json", [](const Diagnostic& d) { return formatJson(d); }, "the CLI's JSON object for it")
       .def("to_dict", [](const Diagnostic& d) { return jsonLoads(formatJson(d)); },
            "the CLI's JSON object for it, as a dict")

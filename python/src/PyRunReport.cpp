@@ -11,13 +11,15 @@
 #include "qnnrules/Engine.h"
 #include "qnnrules/pipeline/FallbackDiagnostics.h"
 #include "qnnrules/pipeline/RunReportFormat.h"
+#include "qnnrules/report/Baseline.h"
 
 namespace qnnrules::python {
 namespace {
 
 RunOptions runOptions(const std::optional<std::string>& annotate, const std::optional<std::filesystem::path>& recipe,
-                      const std::optional<std::string>& explainNode, bool strictAnnotation) {
+                      const std::optional<std::string>& explainNode, bool strictAnnotation, bool encodings) {
   RunOptions o;
+  o.computeEncodings = encodings;
   if (annotate) {
     AnnotateOptions ao;
     ao.config = *annotate;
@@ -44,8 +46,14 @@ RunReport raiseIfStopped(RunReport r) {
 // lives), or the path of a graph file, read by the engine.
 RunReport run(const Engine& e, const py::object& graph, const std::optional<std::string>& annotate,
               const std::optional<std::filesystem::path>& recipe, const std::optional<std::string>& explainNode,
-              bool strictAnnotation) {
-  RunOptions o = runOptions(annotate, recipe, explainNode, strictAnnotation);
+              bool strictAnnotation, const std::optional<std::filesystem::path>& baselineFile, bool encodings) {
+  RunOptions o = runOptions(annotate, recipe, explainNode, strictAnnotation, encodings);
+  // qnn-validate --baseline: read first, so that a bad file raises before the run.
+  std::optional<Baseline> baseline;
+  if (baselineFile) {
+    baseline.emplace();
+    if (Status st = readBaseline(*baselineFile, *baseline); !st.isOk()) raise("GraphError", statusMessage(st), {});
+  }
   RunReport r;
   if (py::isinstance<Graph>(graph)) {
     const Graph& g = graph.cast<const Graph&>();
@@ -57,6 +65,7 @@ RunReport run(const Engine& e, const py::object& graph, const std::optional<std:
     py::gil_scoped_release unlocked;
     r = e.run(o);
   }
+  if (baseline) applyBaseline(r, *baseline);
   return raiseIfStopped(std::move(r));
 }
 
@@ -102,6 +111,42 @@ void bindRunReport(py::module_& m, py::class_<Engine>& engine) {
           },
           py::arg("times") = false, "qnn-validate --format json for this run, byte for byte")
       .def("to_dict", [](const RunReport& r) { return jsonLoads(formatRunJson(r)); }, "to_json() as a dict")
+      // The other files qnn-validate writes, from the same renderers (pipeline/RunReportFormat.h).
+      .def("to_text", [](const RunReport& r) { return formatRunText(r); }, "qnn-validate's text report (as str())")
+      .def("to_sarif", [](const RunReport& r) { return formatRunSarif(r); },
+           "qnn-validate --format sarif for this run, byte for byte (with its invocation: exit code 0 or 1)")
+      .def("to_html", &formatRunHtml, "qnn-validate --html FILE: the self-contained HTML report, byte for byte")
+      .def("to_dot", &formatRunDot, "qnn-validate --dot FILE: the Graphviz picture of the delegation")
+      .def(
+          "to_encodings",
+          [](const RunReport& r) -> py::object {
+            if (!r.encodings) return py::none();
+            return py::str(formatRunEncodings(r));
+          },
+          "qnn-validate --encodings FILE (run with encodings=True), or None when they were not computed")
+      .def_property_readonly("exit_code", &runExitCode, "qnn-validate's exit code for this run: 0 or 1")
+      .def_property_readonly(
+          "baseline",
+          [](const RunReport& r) -> py::object {
+            if (!r.baseline) return py::none();
+            py::dict d;
+            d["file"] = r.baseline->file;
+            d["unchanged"] = toPyList(r.baseline->unchanged);
+            py::list absent;
+            for (const BaselineFinding& f : r.baseline->absent) {
+              py::dict a;
+              a["code"] = f.id.code;
+              a["node"] = f.id.node;
+              a["port"] = f.id.port;
+              a["rule"] = f.id.ruleId;
+              a["message"] = f.message;
+              absent.append(a);
+            }
+            d["absent"] = absent;
+            return d;
+          },
+          "with baseline=FILE: {file, unchanged: [Diagnostic], absent: [{code, node, port, rule, message}]}; "
+          "`diagnostics` holds the new findings only")
       .def("__str__", [](const RunReport& r) { return formatRunText(r); }, "qnn-validate's text report")
       .def("__repr__", [](const RunReport& r) {
         return "<RunReport " + r.graph->name + ": " + std::to_string(r.validation.errorCount()) + " error(s), " +
@@ -110,9 +155,12 @@ void bindRunReport(py::module_& m, py::class_<Engine>& engine) {
 
   engine.def("run", &run, py::arg("graph"), py::arg("annotate") = py::none(), py::arg("recipe") = py::none(),
              py::arg("explain_node") = py::none(), py::arg("strict_annotation") = false,
+             py::arg("baseline") = py::none(), py::arg("encodings") = false,
              "The whole pipeline as qnn-validate runs it, on `graph` (a Graph, or the path of a .pt2, ONNX "
              "or JSON graph file): fold Q/DQ, annotate with the `annotate` config if given, validate, check "
-             "quantization parameters, partition. Returns the RunReport; never raises for violations (see "
+             "quantization parameters, partition. `baseline`: an earlier JSON or SARIF report (qnn-validate "
+             "--baseline): only findings not in it stay in .diagnostics. `encodings`: compute encodings "
+             "(to_encodings()). Returns the RunReport; never raises for violations (see "
              ".valid); raises GraphError / ConfigError when the run cannot start.");
 }
 

@@ -1,8 +1,10 @@
 // Embeds the installed engine: builds a tiny graph in memory, validates it on HTP SM8650 and
 // checks the result. Exit 0 when every check holds; prints what differs otherwise.
 //
-//   qnnrules_consumer explicit   rules from the package's qnnrules_RULES_DIR
-//   qnnrules_consumer discover   rules found by the engine itself (run from <prefix>/bin)
+//   qnnrules_consumer explicit [GRAPH...]  rules from the package's qnnrules_RULES_DIR
+//   qnnrules_consumer discover [GRAPH...]  rules found by the engine itself (run from <prefix>/bin)
+// Each GRAPH (an ONNX model, a .pt2 archive) must read and validate with no error: the reader
+// modules are found from the installed package, wherever the program runs from.
 #include <cstdio>
 #include <string>
 
@@ -113,6 +115,16 @@ int main(int argc, char** argv) {
     qnnrules::ValidationResult r2 = engine.validate(back.graph);
     expect(qnnrules::formatJsonArray(r2.diagnostics) == qnnrules::formatJsonArray(r.diagnostics),
            "same diagnostics after a JSON round trip");
+  }
+  for (int i = 2; i < argc; ++i) {
+    qnnrules::GraphReadResult read = qnnrules::readGraphFile(argv[i]);
+    expect(read.ok(), std::string(argv[i]) + " reads: " + read.status.message());
+    if (!read.ok()) continue;
+    qnnrules::RunReport run = engine.run(read.graph, {});
+    expect(run.ok() && run.validation.nodesChecked > 0 && run.validation.errorCount() == 0,
+           std::string(argv[i]) + " validates with no error");
+    std::printf("%s: %zu node(s), %zu checked, %zu error(s)\n", argv[i], read.graph.nodes().size(),
+                run.validation.nodesChecked, run.validation.errorCount());
   }
   std::printf("%s\n", failures ? "consumer: FAILED" : "consumer: ok");
   return failures ? 1 : 0;

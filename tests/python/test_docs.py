@@ -84,30 +84,39 @@ def inputs_exist(command):
     return all((ROOT / a).exists() for a in reads)
 
 
+def cli_sample_spans(text):
+    """Every runnable CLI sample of a doc's text: (block match, first shown line, end line,
+    command, shown lines), the line numbers counting within the block."""
+    found = []
+    for block in re.finditer(r"```console\n(.*?)```", text, re.S):
+        lines = block.group(1).splitlines()
+        i = 0
+        while i < len(lines):
+            if not lines[i].startswith("$ "):
+                i += 1
+                continue
+            command = lines[i][2:]
+            while command.endswith("\\") and i + 1 < len(lines):
+                i += 1
+                command = command[:-1] + " " + lines[i].strip()
+            i += 1
+            first = i
+            while i < len(lines) and not lines[i].startswith("$ "):
+                i += 1
+            expected = lines[first:i]
+            if (command.startswith("qnn-validate ") and not re.search(r"[<>|;&]", command) and expected
+                    and inputs_exist(command)):
+                found.append((block, first, i, command, expected))
+    return found
+
+
 def cli_samples():
     found = []
     for doc in CLI_DOCS:
         text = (ROOT / "docs" / doc).read_text()
-        for block in re.finditer(r"```console\n(.*?)```", text, re.S):
-            lines = block.group(1).splitlines()
-            i = 0
-            while i < len(lines):
-                if not lines[i].startswith("$ "):
-                    i += 1
-                    continue
-                command = lines[i][2:]
-                while command.endswith("\\") and i + 1 < len(lines):
-                    i += 1
-                    command = command[:-1] + " " + lines[i].strip()
-                i += 1
-                expected = []
-                while i < len(lines) and not lines[i].startswith("$ "):
-                    expected.append(lines[i])
-                    i += 1
-                if (command.startswith("qnn-validate ") and not re.search(r"[<>|;&]", command) and expected
-                        and inputs_exist(command)):
-                    line = text[:block.start()].count("\n") + 1
-                    found.append(pytest.param(command, expected, id=f"{doc}:{line}"))
+        for block, _, _, command, expected in cli_sample_spans(text):
+            line = text[:block.start()].count("\n") + 1
+            found.append(pytest.param(command, expected, id=f"{doc}:{line}"))
     return found
 
 

@@ -310,8 +310,19 @@ TEST(Validator, UnmatchedDatatypesNameTheNearestVariantAndPort) {
   const Diagnostic& d = r.diagnostics[0];
   EXPECT_EQ(d.variant, "a8w8");
   EXPECT_EQ(d.port, "out[0] output");
-  EXPECT_EQ(d.expected, "nearest variant a8w8: out[0] output UFIXED_POINT_8");
+  EXPECT_EQ(d.expected, "nearest variant a8w8: out[0] output UFIXED_POINT_8 (output must be unsigned 8-bit)");
   EXPECT_NE(d.hint.find("a16w16 (V73+)"), std::string::npos) << d.hint;
+}
+
+TEST(Validator, TheNearestVariantDiffersInTheSmallestChangeOfDatatype) {
+  // Asymmetric uint16 weights: a16w4 and a16w16 both differ on the weight only, but a16w16's
+  // signed 16-bit is one signedness away, a16w4's 8-bit container a bit width (issue 25).
+  ValidationResult r = validate(convGraph(u16(), u16(), u16()));
+  ASSERT_EQ(codes(r), std::vector<std::string>{"no-matching-variant"});
+  const Diagnostic& d = r.diagnostics[0];
+  EXPECT_EQ(d.variant, "a16w16");
+  EXPECT_EQ(d.port, "in[1] weight");
+  EXPECT_EQ(d.expected, "nearest variant a16w16: in[1] weight SFIXED_POINT_16 (weight must be signed symmetric 16-bit)");
 }
 
 TEST(Validator, UnannotatedPortIsFloatAndMatchesNoQuantizedVariant) {

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "qnnrules/core/Suggest.h"
+#include "qnnrules/report/SarifWriter.h"
 
 namespace qnnvalidate {
 namespace {
@@ -41,6 +42,23 @@ std::string lowerCase(std::string s) {
   return s;
 }
 
+// A usage error of a run asked for SARIF (`--format sarif` anywhere on the command line) still
+// prints a SARIF log, one that says the run did not happen, so CI never reads silence as clean.
+void usageErrorSarif(int argc, char** argv, const std::string& error) {
+  bool sarif = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--") break;
+    if (lowerCase(arg) == "--format=sarif" || (arg == "--format" && i + 1 < argc && lowerCase(argv[i + 1]) == "sarif"))
+      sarif = true;
+  }
+  if (!sarif) return;
+  qnnrules::SarifRun run;
+  run.toolVersion = QNNRULES_VERSION;
+  run.invocation = qnnrules::SarifInvocation{false, kExitBadInput, {"usage error: " + error}};
+  std::cout << qnnrules::formatSarif({}, run);
+}
+
 }  // namespace
 
 std::optional<int> parseCommandLine(int argc, char** argv, CliOptions& o) {
@@ -62,6 +80,9 @@ std::optional<int> parseCommandLine(int argc, char** argv, CliOptions& o) {
       ->transform(CLI::IsMember({"text", "json", "sarif"}, CLI::ignore_case))
       ->capture_default_str();
   app.add_option("--html", o.html, "also write a self-contained HTML report here (open it in any browser)");
+  app.add_option("--baseline", o.baseline,
+                 "an earlier report of qnn-validate (--format json or sarif): report and fail only on findings "
+                 "not in it (a finding is its code, node, port and rule)");
   app.add_option("--color", o.color, "colour the text report: auto (when stdout is a terminal), always, never")
       ->transform(CLI::IsMember({"auto", "always", "never"}, CLI::ignore_case))
       ->capture_default_str();
@@ -96,6 +117,7 @@ std::optional<int> parseCommandLine(int argc, char** argv, CliOptions& o) {
   } catch (const CLI::ParseError& e) {
     if (dynamic_cast<const CLI::ExtrasError*>(&e)) suggestFlags(app, argc, argv);
     int rc = app.exit(e);
+    if (rc != 0) usageErrorSarif(argc, argv, e.what());
     return rc == 0 ? kExitValid : kExitBadInput;
   }
   o.socGiven = soc->count() > 0;
@@ -103,6 +125,7 @@ std::optional<int> parseCommandLine(int argc, char** argv, CliOptions& o) {
   if (o.graphPath.empty() && !o.listRules && !o.listSocs) {
     std::cerr << "qnn-validate: error: a graph file is required (or --list-rules / --list-socs)\n"
               << "Run with --help for more information.\n";
+    usageErrorSarif(argc, argv, "a graph file is required (or --list-rules / --list-socs)");
     return kExitBadInput;
   }
   return std::nullopt;

@@ -42,6 +42,7 @@ struct CliOptions {
   // Report surface (docs/schemas/report.schema.json, --format sarif, --html)
   std::string html;         // self-contained HTML report
   std::string color = "auto";
+  std::string baseline;     // an earlier JSON or SARIF report: report and fail only on new findings
   bool logLevelGiven = false;  // else SPDLOG_LEVEL, when set, chooses the level
 };
 

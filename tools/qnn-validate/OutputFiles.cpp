@@ -81,8 +81,7 @@ int writeGraphAndEncodings(const CliOptions& o, const qnnrules::RunReport& r) {
   }
   if (!o.encodings.empty() && r.encodings) {
     for (const qnnrules::Diagnostic& d : r.encodings->diagnostics) std::cerr << qnnrules::formatText(d);
-    qnnrules::Status st =
-        qnnrules::writeFileAtomically(o.encodings, qnnrules::encodingsToJson(*r.encodings, r.graph->name, config, qat));
+    qnnrules::Status st = qnnrules::writeFileAtomically(o.encodings, qnnrules::formatRunEncodings(r));
     if (!st.isOk()) return reportError(st, {});
   }
   return kExitValid;
@@ -95,7 +94,7 @@ int writeOutputFiles(const CliOptions& o, const qnnrules::RunReport& r) {
   std::cout.flush();
   std::fflush(stdout);
   if (!o.dot.empty()) {
-    qnnrules::Status st = qnnrules::writeDotFile(o.dot, *r.graph, r.delegation);
+    qnnrules::Status st = qnnrules::writeFileAtomically(o.dot, qnnrules::formatRunDot(r));
     if (!st.isOk()) return reportError(st, {});
   }
   if (!o.html.empty()) {

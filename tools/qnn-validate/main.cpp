@@ -19,6 +19,7 @@
 #include "OutputFiles.h"
 #include "qnnrules/Engine.h"
 #include "qnnrules/pipeline/RunReportFormat.h"
+#include "qnnrules/report/Baseline.h"
 #include "qnnrules/report/TextStyle.h"
 
 namespace qnnvalidate {
@@ -89,7 +90,8 @@ int listSocs(qnnrules::Engine& engine, const std::string& format) {
 // Prints the report in the chosen format: text (the default), json or sarif. Text and JSON are
 // written as they are rendered, a megabyte at a time (a million diagnostics are half a gigabyte
 // of text, which need not be held whole).
-void printReport(const CliOptions& o, const qnnrules::RunReport& report) {
+void printReport(const CliOptions& o, const qnnrules::RunReport& report,
+                 const qnnrules::SarifInvocation* invocation = nullptr) {
   qnnrules::RenderOptions options;
   options.times = o.time;
   const qnnrules::OutputSink toStdout = [](std::string_view piece) {
@@ -97,23 +99,54 @@ void printReport(const CliOptions& o, const qnnrules::RunReport& report) {
   };
   if (o.format == "json") return qnnrules::writeRunJson(report, options, toStdout);
   if (o.format == "sarif") {
-    std::cout << qnnrules::formatRunSarif(report);
+    std::cout << qnnrules::formatRunSarif(report, invocation);
     return;
   }
   options.color = qnnrules::useColor(qnnrules::parseColorMode(o.color).value_or(qnnrules::ColorMode::kAuto), stdout);
   qnnrules::writeRunText(report, options, toStdout);
 }
 
+// --baseline FILE, read before the run so that a bad baseline stops it early; exit 2 (with a
+// SARIF log saying so when SARIF was asked for).
+std::optional<int> readBaseline(const CliOptions& o, qnnrules::Baseline& baseline) {
+  if (o.baseline.empty()) return std::nullopt;
+  qnnrules::Status st = qnnrules::readBaseline(o.baseline, baseline);
+  if (st.isOk()) return std::nullopt;
+  if (o.format == "sarif") {
+    qnnrules::SarifRun run;
+    run.toolVersion = QNNRULES_VERSION;
+    run.graphPath = o.graphPath;
+    run.invocation = qnnrules::SarifInvocation{false, kExitBadInput, {st.message()}};
+    std::cout << qnnrules::formatSarif({}, run);
+  }
+  return reportError(st, {});
+}
+
 int run(const CliOptions& o) {
   qnnrules::Engine engine(engineOptions(o));
   if (engine.ok() && o.listRules) return listRules(engine, o.format);
   if (engine.ok() && o.listSocs) return listSocs(engine, o.format);
+  qnnrules::Baseline baseline;
+  if (std::optional<int> rc = readBaseline(o, baseline)) return *rc;
 
-  const qnnrules::RunReport& report = keepUntilExit(engine.run(runOptions(o)));
+  qnnrules::RunReport fresh = engine.run(runOptions(o));
+  if (!o.baseline.empty()) qnnrules::applyBaseline(fresh, baseline);
+  const qnnrules::RunReport& report = keepUntilExit(std::move(fresh));
   if (!report.ok()) {
     // Stopped before validating: the JSON or SARIF error on stdout, the errors on stderr; exit 2.
     if (o.format != "text") printReport(o, report);
     return reportError(report.status, report.stageErrors, report.stoppedAt);
+  }
+  if (o.format == "sarif") {
+    // The SARIF log says how the run ended, so the files are written first.
+    const int rc = writeOutputFiles(o, report);
+    const qnnrules::SarifInvocation invocation{
+        rc != kExitBadInput, rc != kExitValid ? rc : qnnrules::runExitCode(report),
+        rc == kExitBadInput ? std::vector<std::string>{"an output file (--html, --dot, --output or --encodings) "
+                                                       "could not be written; see the standard error"}
+                            : std::vector<std::string>{}};
+    printReport(o, report, &invocation);
+    return invocation.exitCode;
   }
   printReport(o, report);
   if (int rc = writeOutputFiles(o, report); rc != kExitValid) return rc;

@@ -14,6 +14,7 @@
 #include "qnnrules/report/Diagnostic.h"
 #include "qnnrules/graph/Graph.h"
 #include "qnnrules/passes/LoweringRewrites.h"
+#include "qnnrules/io/ReaderModules.h"
 #include "qnnrules/pipeline/RunReport.h"
 #include "qnnrules/rules/RuleRegistry.h"
 #include "qnnrules/validate/Validator.h"

@@ -1,13 +1,16 @@
 // Loading a reader module (ReaderModule.h).
 #include "ReaderModule.h"
+#include "qnnrules/io/ReaderModules.h"
 
 #include <dlfcn.h>
+#include <link.h>
 
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
 #include <vector>
 
 namespace qnnrules {
@@ -17,23 +20,33 @@ namespace {
 
 const char kAnchor = 0;  // an object of this library, whose address dladdr resolves
 
-// Where the module may be, in order: $<envVariable>; beside the running binary or Python
-// extension (a wheel); <prefix>/<installSubdir> for an installed tool in <prefix>/bin; the
-// build tree's module for a binary of the build tree; the configured install location.
+std::mutex& directoriesMutex() {
+  static std::mutex m;
+  return m;
+}
+std::vector<fs::path>& registeredDirectories() {
+  static std::vector<fs::path> dirs;
+  return dirs;
+}
+
+// Where the module may be, in order (qnnrules/io/ReaderModules.h): $<envVariable> alone; the
+// registered directories; beside the running object; <prefix>/<installSubdir> for an installed
+// tool in <prefix>/bin; the build tree's module for a program of the build tree; the configured
+// install location.
 std::vector<fs::path> candidates(const ReaderModuleLocation& where) {
-  std::vector<fs::path> out;
   if (const char* env = std::getenv(where.envVariable); env && *env) return {fs::path(env)};
-  Dl_info info{};
-  fs::path self;
-  if (dladdr(&kAnchor, &info) && info.dli_fname && *info.dli_fname) {
-    std::error_code ec;
-    self = fs::canonical(info.dli_fname, ec);
-  }
   const fs::path name = where.fileName;
+  std::vector<fs::path> out;
+  {
+    std::lock_guard lock(directoriesMutex());
+    for (const fs::path& dir : registeredDirectories()) out.push_back(dir / name);
+  }
+  const fs::path self = runningObjectPath();
   if (!self.empty()) {
     out.push_back(self.parent_path() / name);
     out.push_back(self.parent_path().parent_path() / where.installSubdir / name);
-    const fs::path build = QNNRULES_BUILD_DIR;
+    std::error_code ec;
+    const fs::path build = fs::weakly_canonical(QNNRULES_BUILD_DIR, ec);  // self is canonical too
     auto [mismatch, unused] = std::mismatch(build.begin(), build.end(), self.begin(), self.end());
     if (mismatch == build.end()) out.emplace_back(where.buildPath);
   }
@@ -42,6 +55,26 @@ std::vector<fs::path> candidates(const ReaderModuleLocation& where) {
 }
 
 }  // namespace
+
+fs::path runningObjectPath() {
+  Dl_info info{};
+  link_map* map = nullptr;
+  if (!dladdr1(&kAnchor, &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP)) return {};
+  std::error_code ec;
+  // The main program's link map has no name, and dladdr then reports argv[0]: a bare name
+  // when the program was found through PATH, a wrong one after exec -a. The kernel knows.
+  const bool mainProgram = map == nullptr || map->l_name == nullptr || map->l_name[0] == '\0';
+  fs::path p = mainProgram ? fs::read_symlink("/proc/self/exe", ec)
+                           : fs::canonical(info.dli_fname ? info.dli_fname : "", ec);
+  if (ec || p.empty()) return {};
+  if (mainProgram) p = fs::canonical(p, ec);  // the link names the file; canonical resolves its directories
+  return ec ? fs::path() : p;
+}
+
+void addReaderModuleDirectory(const fs::path& dir) {
+  std::lock_guard lock(directoriesMutex());
+  registeredDirectories().push_back(dir);
+}
 
 void* loadReaderModuleEntry(const ReaderModuleLocation& where, const char* entry, std::string* error) {
   error->clear();

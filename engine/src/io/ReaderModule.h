@@ -6,9 +6,15 @@
 // "Cold start, measured"). Internal to the engine.
 #pragma once
 
+#include <filesystem>
 #include <string>
 
 namespace qnnrules {
+
+// The file the engine runs from, canonical: the executable (/proc/self/exe) when the engine is
+// linked into it, else the shared object that links it (a Python extension, an embedder's
+// library), found with dladdr. Empty when neither can be found.
+std::filesystem::path runningObjectPath();
 
 // One module's file name and the places a build and an install put it (set by
 // qnnrules_reader_module in engine/CMakeLists.txt).

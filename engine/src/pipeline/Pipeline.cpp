@@ -11,6 +11,7 @@
 #include "qnnrules/passes/NumericChecks.h"
 #include "qnnrules/passes/Prune.h"
 #include "qnnrules/passes/QdqReader.h"
+#include "../report/Remedies.h"
 
 namespace qnnrules {
 namespace detail {
@@ -163,6 +164,7 @@ void Engine::runPasses(RunReport& r, WorkingGraph& g, const RunOptions& options)
       if (p.get() == lowering->path) r.lowering = p;
     r.loweringDefaulted = options_.lowering.empty();
   }
+  InputKind inputKind = InputKind::kTorch;  // whose remedies the hints name (report/Remedies.h)
   {
     PhaseTimer timer(r.times, Phase::kFold);
     if (isQdqGraph(g.get())) {
@@ -174,7 +176,10 @@ void Engine::runPasses(RunReport& r, WorkingGraph& g, const RunOptions& options)
     }
     // ONNX models: onnx:: nodes onto the rules, after the fold (so weights behind a
     // DequantizeLinear count as constants).
-    if (needsOnnxBinding(g.get(), *rules_)) bindOnnxOps(g.mutate(), *rules_);
+    if (needsOnnxBinding(g.get(), *rules_)) {
+      bindOnnxOps(g.mutate(), *rules_);
+      inputKind = InputKind::kOnnx;
+    }
   }
   if (options.annotate) {
     PhaseTimer timer(r.times, Phase::kAnnotate);
@@ -212,6 +217,7 @@ void Engine::runPasses(RunReport& r, WorkingGraph& g, const RunOptions& options)
   r.validation.diagnostics.insert(r.validation.diagnostics.begin(), std::make_move_iterator(before.begin()),
                                   std::make_move_iterator(before.end()));
   applyMode(r.validation, options_.mode);
+  adaptDiagnostics(r.validation.diagnostics, graph, *rules_, r.backend, inputKind);
   if (options.computeEncodings && !r.failed()) {
     PhaseTimer timer(r.times, Phase::kEncodings);
     r.encodings = computeEncodings(graph, *rules_);

@@ -4,6 +4,8 @@
 // streaming JsonWriter (formatted byte for byte as the nlohmann DOM it replaces): with 100k
 // diagnostics, building and re-parsing a DOM cost several times the text report.
 #include "qnnrules/pipeline/RunReportFormat.h"
+#include "qnnrules/report/Baseline.h"
+#include "qnnrules/report/DelegatedViolations.h"
 #include "qnnrules/report/JsonWriter.h"
 #include "qnnrules/report/OpSummary.h"
 #include "qnnrules/report/PlacementRuns.h"
@@ -181,6 +183,27 @@ void writeReport(JsonWriter& w, const RunReport& r) {
   writeOps(w, summarizeOps(*r.graph, r.delegation, v.diagnostics));
   w.key("diagnostics");
   writeJsonArray(w, v.diagnostics);
+  if (r.baseline) {
+    // The findings the baseline had: still here (full diagnostics), or gone (their identity).
+    w.key("baseline");
+    w.beginObject();
+    w.field("file", r.baseline->file);
+    w.key("unchanged");
+    writeJsonArray(w, r.baseline->unchanged);
+    w.key("absent");
+    w.beginArray();
+    for (const BaselineFinding& f : r.baseline->absent) {
+      w.beginObject();
+      w.field("code", f.id.code);
+      w.field("node", f.id.node);
+      w.field("port", f.id.port);
+      w.field("rule", f.id.ruleId);
+      w.field("message", f.message);
+      w.endObject();
+    }
+    w.endArray();
+    w.endObject();
+  }
   if (r.annotation) {
     const AnnotateResult& a = *r.annotation;
     w.key("annotation");
@@ -203,6 +226,24 @@ void writeReport(JsonWriter& w, const RunReport& r) {
   writeDelegationJson(w, *r.graph, r.delegation);
   w.key("placement_runs");
   writePlacementRuns(w, *r.graph, r.delegation);
+  // Warn mode: the delegated nodes that violate their rules (only when there are some).
+  if (auto rows = delegatedWithViolations(*r.graph, r.delegation, r.validation.diagnostics); !rows.empty()) {
+    w.key("delegated_with_violations");
+    w.beginArray();
+    for (const DelegatedViolation& row : rows) {
+      const Node& n = r.graph->node(row.node);
+      w.beginObject();
+      w.field("node", n.name);
+      w.field("op", r.graph->target(n));
+      w.field("partition", row.partition);
+      w.key("codes");
+      w.beginArray();
+      for (const std::string& c : row.codes) w.value(c);
+      w.endArray();
+      w.endObject();
+    }
+    w.endArray();
+  }
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 #include <fmt/format.h>
 
 #include "qnnrules/pipeline/RunReportFormat.h"
+#include "qnnrules/report/Baseline.h"
+#include "qnnrules/report/DelegatedViolations.h"
 #include "qnnrules/report/OpSummary.h"
 #include "qnnrules/report/TextStyle.h"
 #include "qnnrules/report/Verdict.h"
@@ -93,6 +95,7 @@ void writeRunText(const RunReport& r, const RenderOptions& options, const Output
                      r.annotation->nodesAnnotated, r.annotation->nodesKept, r.annotation->nodesDiscarded);
   passOnIfLarge();
   s += formatDelegationText(*r.graph, r.delegation);  // a line or two per partition and fallback run
+  s += formatDelegatedViolations(*r.graph, delegatedWithViolations(*r.graph, r.delegation, r.validation.diagnostics));
   passOnIfLarge();
   appendBackendOptions(r, s);
   s += formatOpTable(summarizeOps(*r.graph, r.delegation, r.validation.diagnostics));
@@ -100,6 +103,9 @@ void writeRunText(const RunReport& r, const RenderOptions& options, const Output
   for (const std::string& d : r.ruleDirs) dirs += (dirs.empty() ? "" : ", ") + d;
   s += "rules from: " + dirs + "\n";
   appendLowering(r, s);
+  if (r.baseline)
+    s += fmt::format("baseline {}: {} finding(s) unchanged (not shown), {} absent\n", r.baseline->file,
+                     r.baseline->unchanged.size(), r.baseline->absent.size());
   appendSummaryLine(r, s);
   s += "verdict: " + styleVerdict(judge(r.failed(), r.delegation), options.color) + "\n";
   timer.stop();

@@ -76,6 +76,7 @@ std::string formatText(const Diagnostic& d) {
   if (!d.node.empty()) {
     s += "node '" + d.node + "'";
     if (!d.op.empty()) s += " (" + d.op + ")";
+    if (!d.module.empty()) s += " in module '" + d.module + "'";
     if (!d.port.empty()) s += " port " + d.port;
     s += ": ";
   }
@@ -150,6 +151,7 @@ void writeJson(JsonWriter& w, const Diagnostic& d) {
   w.field("hint", d.hint);
   writeJsonLocation(w, "location", d.mark);
   w.field("message", d.message);
+  if (!d.module.empty()) w.field("module", d.module);  // only when known: reports without one keep their bytes
   w.field("node", d.node);
   w.key("notes");
   w.beginArray();

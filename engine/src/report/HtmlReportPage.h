@@ -46,6 +46,7 @@ inline constexpr std::string_view kBeforeData = R"html(<!DOCTYPE html>
 <section><h2>Ops</h2><input type="search" id="op-filter" placeholder="filter ops"><table id="ops"></table></section>
 <section><h2>Diagnostics</h2><input type="search" id="diag-filter" placeholder="filter by node, op, code, rule or text"><div id="diagnostics"></div></section>
 <section><h2>On CPU</h2><div id="fallbacks"></div></section>
+<section><h2>Delegated with violations</h2><div id="delegated-violations"></div></section>
 <script type="application/json" id="report-data">
 )html";
 
@@ -232,11 +233,29 @@ inline constexpr std::string_view kAfterData = R"html(
     if (list.length > 1000) box.append(el("p", { class: "muted", text: (list.length - 1000) + " more in the JSON report" }));
   }
 
+  // --- warn mode: delegated compute nodes that violate their rules ---------------------------
+  function drawDelegatedViolations() {
+    const box = document.getElementById("delegated-violations");
+    const list = report.delegated_with_violations || [];
+    if (!list.length) { box.append(el("p", { class: "muted", text: "no delegated node violates its rule" })); return; }
+    box.append(el("p", { text: list.length + " delegated node(s) violate their rules (warn mode): the backend may reject them when the graph is lowered" }));
+    const table = el("table", {}, el("thead", {}, el("tr", {}, el("th", { text: "node" }), el("th", { text: "op" }),
+      el("th", { text: "partition" }), el("th", { text: "codes" }))));
+    const body = el("tbody");
+    for (const d of list.slice(0, 1000))
+      body.append(el("tr", {}, el("td", { class: "code", text: d.node }), el("td", { class: "code", text: d.op }),
+        el("td", { text: String(d.partition) }), el("td", { class: "code", text: d.codes.join(", ") })));
+    table.append(body);
+    box.append(table);
+    if (list.length > 1000) box.append(el("p", { class: "muted", text: (list.length - 1000) + " more in the JSON report" }));
+  }
+
   drawSummary();
   drawPicture();
   drawOps();
   drawDiagnostics();
   drawFallbacks();
+  drawDelegatedViolations();
   document.body.dataset.rendered = "ok";
 })();
 </script>

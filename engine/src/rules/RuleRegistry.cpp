@@ -2,8 +2,6 @@
 
 #include "qnnrules/core/Suggest.h"
 
-#include <dlfcn.h>
-
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -12,6 +10,7 @@
 #include <unordered_map>
 
 #include "RuleCache.h"
+#include "../io/ReaderModule.h"
 #include "StrictYaml.h"
 
 namespace qnnrules {
@@ -54,18 +53,8 @@ Diagnostic loadError(DiagCode code, std::string message, SourceMark mark = {}) {
 namespace {
 
 // The file this code runs from: the executable, or the Python extension module that links
-// the engine (dladdr names the object containing kAnchor, not the interpreter).
-const char kAnchor = 0;  // an object of this library, whose address dladdr resolves
-
-fs::path runningObject() {
-  Dl_info info{};
-  if (dladdr(&kAnchor, &info) && info.dli_fname && *info.dli_fname) {
-    std::error_code ec;
-    fs::path p = fs::canonical(info.dli_fname, ec);
-    if (!ec) return p;
-  }
-  return {};
-}
+// the engine (io/ReaderModule.h).
+fs::path runningObject() { return runningObjectPath(); }
 
 bool isUnder(const fs::path& file, const fs::path& dir) {
   std::error_code ec;

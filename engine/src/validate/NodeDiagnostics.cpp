@@ -1,5 +1,6 @@
 // The diagnostics of one node: what NodeValidator reports for each outcome. Strings are built
 // here only, after a check failed.
+#include <algorithm>
 #include <limits>
 
 #include "NodeValidator.h"
@@ -7,6 +8,83 @@
 #include "qnnrules/validate/ConstraintText.h"
 
 namespace qnnrules {
+
+namespace {
+
+// The shape of a QNN datatype, for telling how far one is from another.
+struct DatatypeShape {
+  char family;  // 'q' fixed point (quantized), 'f' float, 'i' integer, 'b' bool
+  bool isSigned;
+  int bits;
+};
+
+DatatypeShape shapeOf(QnnDatatype t) {
+  switch (t) {
+    case QnnDatatype::kUFixed8: return {'q', false, 8};
+    case QnnDatatype::kUFixed16: return {'q', false, 16};
+    case QnnDatatype::kUFixed32: return {'q', false, 32};
+    case QnnDatatype::kSFixed8: return {'q', true, 8};
+    case QnnDatatype::kSFixed16: return {'q', true, 16};
+    case QnnDatatype::kSFixed32: return {'q', true, 32};
+    case QnnDatatype::kFloat16: return {'f', true, 16};
+    case QnnDatatype::kFloat32: return {'f', true, 32};
+    case QnnDatatype::kBFloat16: return {'f', true, 16};
+    case QnnDatatype::kInt8: return {'i', true, 8};
+    case QnnDatatype::kInt16: return {'i', true, 16};
+    case QnnDatatype::kInt32: return {'i', true, 32};
+    case QnnDatatype::kInt64: return {'i', true, 64};
+    case QnnDatatype::kUInt8: return {'i', false, 8};
+    case QnnDatatype::kUInt16: return {'i', false, 16};
+    case QnnDatatype::kUInt32: return {'i', false, 32};
+    case QnnDatatype::kUInt64: return {'i', false, 64};
+    case QnnDatatype::kBool8:
+    case QnnDatatype::kCount: break;
+  }
+  return {'b', false, 8};
+}
+
+// How far `t` is from the nearest member of `set`: 0 a member; 1 another signedness of the
+// same kind and width (UFIXED_POINT_16 for SFIXED_POINT_16); 2 the same kind, another width;
+// 3 the same width, another kind; 4 anything else.
+int datatypeDistance(QnnDatatype t, DatatypeSet set) {
+  if (set.contains(t)) return 0;
+  const DatatypeShape a = shapeOf(t);
+  int best = 4;
+  for (int i = 0; i < static_cast<int>(QnnDatatype::kCount); ++i) {
+    const auto m = static_cast<QnnDatatype>(i);
+    if (!set.contains(m)) continue;
+    const DatatypeShape b = shapeOf(m);
+    const int d = a.family == b.family ? (a.bits == b.bits ? 1 : 2) : a.bits == b.bits ? 3 : 4;
+    best = std::min(best, d);
+  }
+  return best;
+}
+
+// "signed symmetric 16-bit", "unsigned 8-bit or 16-bit", "float": what a port constraint's
+// datatypes (and symmetry) ask for, in words.
+std::string datatypeSetWords(const PortConstraint& c) {
+  std::string kind;
+  std::string widths;
+  bool mixedKinds = false;
+  for (int i = 0; i < static_cast<int>(QnnDatatype::kCount); ++i) {
+    const auto m = static_cast<QnnDatatype>(i);
+    if (!c.datatypes.contains(m)) continue;
+    const DatatypeShape s = shapeOf(m);
+    std::string k = s.family == 'q'   ? (s.isSigned ? "signed" : "unsigned")
+                    : s.family == 'f' ? "float"
+                    : s.family == 'i' ? (s.isSigned ? "integer" : "unsigned integer")
+                                      : "bool";
+    if (!kind.empty() && k != kind) mixedKinds = true;
+    if (kind.empty()) kind = k;
+    const std::string w = std::to_string(s.bits) + "-bit";
+    if (widths.find(w) == std::string::npos) widths += (widths.empty() ? "" : " or ") + w;
+  }
+  if (mixedKinds) return datatypeSetText(c.datatypes);
+  if (c.symmetric) kind += *c.symmetric ? " symmetric" : " asymmetric";
+  return kind + " " + widths;
+}
+
+}  // namespace
 
 Diagnostic NodeValidator::base(const Node& node, const Rule& rule, DiagCode code, Severity sev) const {
   Diagnostic d;
@@ -74,14 +152,20 @@ void NodeValidator::emitViolation(const Node& node, const Rule& rule, const Vari
 }
 
 void NodeValidator::emitNoVariant(const Node& node, const Rule& rule) {
-  // Nearest variant: fewest tensors whose datatype it does not accept.
+  // Nearest variant: fewest tensors whose datatype it does not accept, then the smallest change
+  // of those datatypes (datatypeDistance: signedness before bit width), so asymmetric uint16
+  // weights are pointed at the 16-bit variant, not at an 8-bit one.
   const Variant* nearest = nullptr;
-  size_t bestMiss = std::numeric_limits<size_t>::max();
+  std::pair<size_t, int> best{std::numeric_limits<size_t>::max(), 0};
   for (const Variant& v : rule.variants) {
-    size_t miss = 0;
-    for (const BoundTensor& b : bound_) miss += !v.ports[b.port].datatypes.contains(b.type.datatype);
-    if (miss < bestMiss) {
-      bestMiss = miss;
+    std::pair<size_t, int> cost{0, 0};
+    for (const BoundTensor& b : bound_) {
+      const int distance = datatypeDistance(b.type.datatype, v.ports[b.port].datatypes);
+      cost.first += distance > 0;
+      cost.second += distance;
+    }
+    if (cost < best) {
+      best = cost;
       nearest = &v;
     }
   }
@@ -100,7 +184,8 @@ void NodeValidator::emitNoVariant(const Node& node, const Rule& rule) {
       const PortConstraint& c = nearest->ports[b.port];
       if (c.datatypes.contains(b.type.datatype)) continue;
       d.port = label(rule, b);
-      d.expected = "nearest variant " + nearest->name + ": " + label(rule, b) + " " + datatypeSetText(c.datatypes);
+      d.expected = "nearest variant " + nearest->name + ": " + label(rule, b) + " " + datatypeSetText(c.datatypes) +
+                   " (" + rule.ports[b.port].name + " must be " + datatypeSetWords(c) + ")";
       d.actual = label(rule, b) + " is " + actualOf(b) + "; all ports: " + actual;
       break;
     }

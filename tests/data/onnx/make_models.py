@@ -233,6 +233,19 @@ def sigmoid(scale, name):
     return c
 
 
+def conv_16a16w_uint16_weights():
+    """16-bit activations with asymmetric uint16 weights, named the way torch.onnx.export names
+    nodes (the module's namespace, then the op): no HTP conv variant takes unsigned 16-bit
+    weights; the nearest is the 16-bit one (signed symmetric), and the diagnostic names the
+    module namespace and ONNX Runtime's remedy (weight_type=QuantType.QInt16)."""
+    c = Case("conv_16a16w_uint16_weights")
+    x = c.qdq(c.input("x", [1, 4, 6, 6]), "uint16", 0.0001, 32768)
+    w = c.weight("w", "uint16", [2, 4, 1, 1], [0.001, 0.002], [32768, 32000], axis=0)
+    y = c.op("Conv", "aten.conv2d.default", "/backbone/layer1/conv/Conv", [x, w], [1, 2, 6, 6])
+    c.output(c.qdq(y, "uint16", 0.0002, 32768))
+    return c
+
+
 def no_rule():
     """Hardmax has no rule on any backend: reported, never valid by silence."""
     c = Case("no_rule")
@@ -302,7 +315,7 @@ def fold_chains(m):
 
 CASES = [conv_8a8w, linear_16a8w, matmul_16a16w, conv_16a4w, conv_16a16w, linear_16a4w_block, add_8a,
          lambda: sigmoid(1 / 255, "sigmoid_wrong_scale"), lambda: sigmoid(1 / 256, "sigmoid_right_scale"),
-         no_rule, conv3d_float, constant_chain]
+         no_rule, conv3d_float, constant_chain, conv_16a16w_uint16_weights]
 
 
 def broken_models(good, conv3d):

@@ -8,6 +8,7 @@
 #include "qnnrules/report/Diagnostic.h"
 #include "qnnrules/graph/Graph.h"
 #include "qnnrules/core/Status.h"
+#include "qnnrules/io/ReaderModules.h"
 
 namespace qnnrules {
 

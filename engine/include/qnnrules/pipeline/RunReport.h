@@ -27,6 +27,8 @@
 
 namespace qnnrules {
 
+struct BaselineComparison;
+
 struct RunOptions {
   // The graph file to read (any format readGraphFile knows); ignored by Engine::run(Graph, ...).
   std::filesystem::path graphPath;
@@ -84,6 +86,10 @@ struct RunReport {
   DelegationReport delegation;           // empty when RunOptions::partition was false
   std::optional<EncodingsResult> encodings;  // computed when asked and the run did not fail
   PhaseTimes times;
+  // With a baseline (qnn-validate --baseline, report/Baseline.h): the findings it already had,
+  // moved out of `validation` (which keeps the new ones, so the verdict and exit code are the
+  // new findings'), and the baseline's findings this run no longer has.
+  std::shared_ptr<const BaselineComparison> baseline;
 
   bool ok() const { return status.isOk(); }
   // Strict mode with an error, or full delegation required and not satisfied: exit 1.

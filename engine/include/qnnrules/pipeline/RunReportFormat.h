@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "qnnrules/pipeline/RunReport.h"
+#include "qnnrules/report/SarifWriter.h"
 
 namespace qnnrules {
 
@@ -40,12 +41,26 @@ std::string formatRunJson(const RunReport& report, const RenderOptions& options 
 void writeRunJson(const RunReport& report, const RenderOptions& options, const OutputSink& sink);
 
 // qnn-validate --format sarif: the run's diagnostics (or a stopped run's stage errors) as one
-// SARIF 2.1.0 log (report/SarifWriter.h).
-std::string formatRunSarif(const RunReport& report);
+// SARIF 2.1.0 log (report/SarifWriter.h), with its invocation: executionSuccessful false,
+// exit code 2 and the error for a run that stopped; else the run's exit code (runExitCode).
+// `invocation` replaces that when the caller knows better (qnn-validate, when an output file
+// could not be written).
+std::string formatRunSarif(const RunReport& report, const SarifInvocation* invocation = nullptr);
+
+// qnn-validate's exit code for a run: 2 when it stopped, 1 when it failed (strict mode with
+// violations, or full delegation required and not met), else 0.
+int runExitCode(const RunReport& report);
 
 // qnn-validate --html FILE: the self-contained HTML page drawing the JSON report
 // (report/HtmlReport.h).
 std::string formatRunHtml(const RunReport& report);
+
+// qnn-validate --dot FILE: the Graphviz picture of the delegation (report/DotWriter.h).
+std::string formatRunDot(const RunReport& report);
+
+// qnn-validate --encodings FILE: the encodings JSON of a run that computed them
+// (RunOptions::computeEncodings, annotate/Encodings.h); "" when it did not.
+std::string formatRunEncodings(const RunReport& report);
 
 // The --time block of the text report:
 //   time: phase       wall ms   cpu ms

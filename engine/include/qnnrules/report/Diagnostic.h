@@ -77,6 +77,9 @@ struct Diagnostic {
   std::string node;
   std::string op;        // ATen target
   std::string port;      // e.g. "in[1] weight", "out[0] output"
+  // Where the node sits in the model: its module path ("layer1.0.conv1", a .pt2's
+  // nn_module_stack) or an ONNX node name's namespace ("/layer1/layer1.0/conv1"); may be empty.
+  std::string module;
   // Rule context.
   std::string ruleId;
   std::string variant;

@@ -2,19 +2,36 @@
 // so CI code scanning shows each finding on the model file with the rule file beside it.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "qnnrules/report/Diagnostic.h"
 
 namespace qnnrules {
 
 class RuleSet;
+struct BaselineComparison;
+
+// How the run ended (SARIF's invocation object): whether the tool did its job (false when it
+// stopped with exit 2: bad input, unknown SoC, unreadable rules), the exit code, and the
+// errors that stopped it (toolExecutionNotifications), so a CI dashboard never shows a run
+// that did not happen as clean.
+struct SarifInvocation {
+  bool successful = true;
+  int exitCode = 0;
+  std::vector<std::string> errors;
+};
 
 struct SarifRun {
   std::string toolName = "qnn-validate";
   std::string toolVersion;
   std::string graphPath;            // as given on the command line; the location of graph findings
   const RuleSet* rules = nullptr;   // rule descriptions for the SARIF rule entries (may be null)
+  std::optional<SarifInvocation> invocation;  // the run's invocations entry, when known
+  // With a baseline (report/Baseline.h): `diagnostics` are the new findings (baselineState
+  // "new"), followed by the unchanged ones and those now absent.
+  const BaselineComparison* baseline = nullptr;
 };
 
 // One SARIF log with one run: a result per diagnostic (ruleId = the QNN rule id, or the
