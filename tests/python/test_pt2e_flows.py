@@ -77,10 +77,11 @@ DECODER_CASES = [pytest.param(f, c, cfg, id=f"{f}-{'static_cache' if c else 'no_
                  for f in ("llama", "qwen3", "gpt2") for c in (False, True) for cfg in CONFIGS]
 
 
-# What the rules (not this front end) do not cover yet, as (code, op): the static-cache wrapper's
-# cache_position arithmetic casts with aten.to.dtype_layout and builds its mask with
-# aten.where.ScalarOther; both stay float on CPU. The test fails when this changes.
-STATIC_CACHE_GAPS = {("no-rule", "aten.to.dtype_layout"), ("no-rule", "aten.where.ScalarOther")}
+# What the rules (not this front end) do not cover yet, as (code, op): the static-cache wrapper
+# builds its mask with aten.where.ScalarOther, which stays float on CPU. (Its cache_position
+# arithmetic's aten.to.dtype_layout to the dtype it has is a no-op conversion, removed like
+# ExecuTorch's RemoveRedundancy does.) The test fails when this changes.
+STATIC_CACHE_GAPS = {("no-rule", "aten.where.ScalarOther")}
 
 
 @pytest.mark.parametrize("family,cache,config", DECODER_CASES)

@@ -778,7 +778,7 @@ def gather():
             note="GatherElements refuses signed 8-bit data (gather_elements/8a_signed/<SoC>).")
     fx.case("index_select_f32", "aten.index_select.default", [fx.ref("xf"), 1, fx.ref("ids")],
             [("float32", [1, 16, 16, 16], None)],
-            expect={"SM8350": [E("arch-gate", "htp.index_select", "Float32 execution of this op on HTP needs V69 or newer.")]},
+            expect={"SM8350": [E("arch-gate", "htp.index_select", "Float32 execution of this op on HTP needs V69 or newer (V68 cannot finalize it).")]},
             note="V68 cannot finalize a float32 Gather (index_select/fp32/SM8350).")
     fx.case("slice_scatter_own_src", "aten.slice_scatter.default", [fx.ref("x8"), fx.ref("vals", u8(0.1, 3))],
             [("float32", T, shared_edge("x8", "slice_scatter_own_src"))],

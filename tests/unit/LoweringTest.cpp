@@ -34,6 +34,7 @@ const std::string kPath =
     "  - id: s16\n"
     "    rules: [htp.sigmoid]\n"
     "    when: {output: UFIXED_POINT_16}\n"
+    "    static: {input: false}\n"
     "    port: output\n"
     "    set: {scale: 1/65536, offset: 0}\n"
     "    says: fixed\n";
@@ -51,6 +52,7 @@ TEST(LoweringLoader, ReadsEveryKey) {
   EXPECT_EQ(r.port, "output");
   ASSERT_EQ(r.when.size(), 1u);
   EXPECT_EQ(r.when[0].second, QnnDatatype::kUFixed16);
+  EXPECT_EQ(r.readsStatic, (std::vector<std::pair<std::string, bool>>{{"input", false}}));
   ASSERT_TRUE(r.setScale);
   EXPECT_DOUBLE_EQ(*r.setScale, 1.0 / 65536);
   EXPECT_EQ(r.setOffset, 0);
@@ -63,10 +65,10 @@ TEST(LoweringLoader, TyposAreErrorsWithLineAndColumn) {
   } cases[] = {
       {"default_for: [onnx]", "default_for: [onxx]",
        "toy.yaml:4:14: unknown graph source 'onxx' in 'default_for'"},
-      {"    port: output\n", "    prot: output\n", "toy.yaml:10:5: unknown key 'prot' in rewrite 's16'"},
+      {"    port: output\n", "    prot: output\n", "toy.yaml:11:5: unknown key 'prot' in rewrite 's16'"},
       {"UFIXED_POINT_16}", "UFIXED_POINT_61}", "toy.yaml:9:20: unknown QNN datatype 'UFIXED_POINT_61' for port 'output' in 'when' of rewrite 's16'"},
       {"set: {scale: 1/65536, offset: 0}", "set: {scale: -1, offset: 0}",
-       "toy.yaml:11:18: 'scale' of 'set' of rewrite 's16' must be a positive number or a fraction"},
+       "toy.yaml:12:18: 'scale' of 'set' of rewrite 's16' must be a positive number or a fraction"},
       {"lowering: toy\n", "", "toy.yaml:1:1: the top level is missing required key 'lowering'"},
   };
   for (const Case& c : cases) {
@@ -199,6 +201,69 @@ TEST(LoweringPaths, OrtRewritesTheSixteenBitSigmoidOutput) {
   EXPECT_EQ(count(et, DiagCode::kFixedScale, Severity::kError), 1u);
   EXPECT_TRUE(et.rewrites.empty());
   EXPECT_EQ(judge(et.failed(), et.delegation).text(), "INVALID");
+}
+
+// ort-qnn converts a computed 16-bit input 1 of a MatMul to 8 bits, but lowers a MatMul whose
+// input 1 is a constant to FullyConnected, whose 16-bit weight needs V73 (model suite:
+// llama/16a16w/SM8350 refused, SM8650 accepted).
+TEST(LoweringPaths, OrtConvertsOnlyAComputedMatMulInputOne) {
+  RunReport v68 = runOn("matmul_16x16.json", "SM8350", Mode::kStrict, "ort-qnn");
+  ASSERT_TRUE(v68.ok());
+  ASSERT_EQ(v68.delegation.fallbacks.size(), 1u);
+  EXPECT_EQ(v68.graph->node(v68.delegation.fallbacks[0].node).name, "mm_weight");
+  EXPECT_EQ(v68.delegation.fallbacks[0].code, DiagCode::kArchGate);
+  ASSERT_EQ(v68.rewrites.size(), 2u);
+  EXPECT_EQ(v68.rewrites[0].rewrite->id, "matmul-16x16-input1-to-8bit");
+  EXPECT_EQ(v68.rewrites[1].rewrite->id, "matmul-static-uint16-input1-fully-connected");
+
+  RunReport v75 = runOn("matmul_16x16.json", "SM8650", Mode::kStrict, "ort-qnn");
+  EXPECT_EQ(judge(v75.failed(), v75.delegation).text(), "VALID");
+}
+
+// A gate QNN applies at graph finalize: op validation accepts the node, so no path moves it to
+// CPU, and the whole graph fails to compile, on ExecuTorch's path as on ORT's (oracle
+// where/8a_fconst/SM8350, model suite bert/<config>/SM8350).
+TEST(LoweringPaths, AFinalizeGateFailsTheSessionOnEveryPath) {
+  for (const char* lowering : {"ort-qnn", "executorch"}) {
+    RunReport r = runOn("where_float_const.json", "SM8350", Mode::kWarn, lowering);
+    ASSERT_TRUE(r.ok());
+    ASSERT_TRUE(r.delegation.sessionFailure) << lowering;
+    EXPECT_EQ(r.graph->node(r.delegation.sessionFailure->node).name, "where");
+    EXPECT_TRUE(r.delegation.fallbacks.empty());
+    EXPECT_EQ(r.delegation.delegatedComputeNodes, 2u);
+    EXPECT_EQ(judge(r.failed(), r.delegation).text(), "SESSION FAILS");
+    EXPECT_FALSE(r.failed());  // warn mode: exit code 0
+  }
+  RunReport v69 = runOn("where_float_const.json", "SM8450", Mode::kStrict, "executorch");
+  EXPECT_FALSE(v69.delegation.sessionFailure);
+  EXPECT_EQ(judge(v69.failed(), v69.delegation).text(), "VALID");
+}
+
+// ORT drops the Cast after an embedding and merges the encodings on either side; the Gather's
+// output scale then differs from its table's, so ORT hands QNN a float32 Gather, which V68
+// cannot finalize (model suite qwen2/<config>/SM8350; bisected on the backend). ExecuTorch's
+// path removes the Cast too but merges nothing: the Gather stays quantized.
+TEST(LoweringPaths, OrtMergesEncodingsAcrossARemovedCastAndUngroupsTheGather) {
+  RunReport v68 = runOn("embedding_cast.json", "SM8350", Mode::kStrict, "ort-qnn");
+  ASSERT_TRUE(v68.ok());
+  EXPECT_EQ(v68.mergedConversions, 1u);
+  // (The Gather's own output is then handed to QNN as float; the Cast's keeps the merged one.)
+  const QuantSpec& merged = *v68.graph->node(*v68.graph->findNode("to_float")).outputs[0].qspec;
+  // The intersection of [0-136, 255-136] * 0.0006 and [0-141, 255-141] * 0.000587.
+  EXPECT_NEAR(merged.scales[0], (std::min(119 * 0.0006, 114 * 0.000587) + std::min(136 * 0.0006, 141 * 0.000587)) / 255, 1e-9);
+  ASSERT_TRUE(v68.delegation.sessionFailure);
+  EXPECT_EQ(v68.graph->node(v68.delegation.sessionFailure->node).name, "embed");
+  EXPECT_EQ(judge(v68.failed(), v68.delegation).text(), "SESSION FAILS");
+  ASSERT_EQ(v68.rewrites.size(), 2u);
+  EXPECT_EQ(v68.rewrites[0].rewrite->id, "gather-ungrouped-on-scale-change-table");
+
+  RunReport v73 = runOn("embedding_cast.json", "SM8550", Mode::kStrict, "ort-qnn");
+  EXPECT_EQ(judge(v73.failed(), v73.delegation).text(), "VALID");
+
+  RunReport et = runOn("embedding_cast.json", "SM8350", Mode::kStrict, "executorch");
+  EXPECT_EQ(et.mergedConversions, 0u);
+  EXPECT_TRUE(et.rewrites.empty());
+  EXPECT_EQ(judge(et.failed(), et.delegation).text(), "VALID");
 }
 
 // Recommended, not required: a warning in both modes, and the node stays on the backend.

@@ -129,6 +129,60 @@ TEST(Prune, ConstantSubgraphIsFoldedNotValidated) {
       << a.delegationText();
 }
 
+// The shape of a statically shaped tensor is a constant (ORT's constant folding computes it, so
+// the model suite's Shape nodes never reach the backend), also when the file does not record
+// it but it follows from static shapes; of a tensor with an unknown dimension it is not. A Cast to the dtype its input has is removed (ORT's CastElimination); a Cast that
+// changes the dtype is device work.
+constexpr const char* kShapesAndCasts = R"({"format": "qnnrules-graph", "version": 1, "name": "sc", "nodes": [
+  {"name": "x", "kind": "input", "outputs": [{"dtype": "float32", "shape": [1, 8]}]},
+  {"name": "y", "kind": "input", "outputs": [{"dtype": "float32", "shape": [-1, 8]}]},
+  {"name": "shape_x", "kind": "call", "target": "onnx::Shape", "args": [{"ref": "x"}],
+   "outputs": [{"dtype": "int64", "shape": [2]}]},
+  {"name": "shape_y", "kind": "call", "target": "onnx::Shape", "args": [{"ref": "y"}],
+   "outputs": [{"dtype": "int64", "shape": [2]}]},
+  {"name": "relu", "kind": "call", "target": "aten.relu.default", "args": [{"ref": "x"}],
+   "outputs": [{"dtype": "float32", "shape": [-1, -1]}]},
+  {"name": "shape_relu", "kind": "call", "target": "onnx::Shape", "args": [{"ref": "relu"}],
+   "outputs": [{"dtype": "int64", "shape": [2]}]},
+  {"name": "ry", "kind": "call", "target": "aten.reshape.default", "args": [{"ref": "x"}, {"ref": "shape_y"}],
+   "outputs": [{"dtype": "float32", "shape": [-1, -1]}]},
+  {"name": "shape_ry", "kind": "call", "target": "onnx::Shape", "args": [{"ref": "ry"}],
+   "outputs": [{"dtype": "int64", "shape": [2]}]},
+  {"name": "rx", "kind": "call", "target": "aten.reshape.default", "args": [{"ref": "y"}, {"ref": "shape_x"}],
+   "outputs": [{"dtype": "float32", "shape": [1, 8]}]},
+  {"name": "same", "kind": "call", "target": "aten.to.dtype", "args": [{"ref": "x"}, "torch.float32"],
+   "outputs": [{"dtype": "float32", "shape": [1, 8]}]},
+  {"name": "to_int", "kind": "call", "target": "aten.to.dtype", "args": [{"ref": "same"}, "torch.int32"],
+   "outputs": [{"dtype": "int32", "shape": [1, 8]}]},
+  {"name": "output", "kind": "output", "args": [[{"ref": "rx"}, {"ref": "shape_relu"}, {"ref": "shape_ry"}, {"ref": "to_int"}]]}]})";
+
+TEST(Prune, StaticShapesAreConstantsAndSameTypeCastsAreRemoved) {
+  Graph g = readGraphJson(kShapesAndCasts);
+  PruneResult p = pruneGraph(g, UserIndex(g));
+  // relu's recorded shape is unknown but follows from x's; ry's follows from shape_y's value,
+  // known only at run time.
+  EXPECT_EQ(names(g, p.constant), (std::vector<std::string>{"shape_x", "shape_relu"}));
+  EXPECT_EQ(p.of(*g.findNode("shape_ry")), PruneKind::kKept);
+  EXPECT_EQ(names(g, p.noOp), (std::vector<std::string>{"same"}));
+  EXPECT_EQ(p.of(*g.findNode("shape_y")), PruneKind::kKept);
+  EXPECT_EQ(p.of(*g.findNode("to_int")), PruneKind::kKept);
+  EXPECT_EQ(p.of(*g.findNode("rx")), PruneKind::kKept);
+
+  Engine e = openEngine("htp", "SM8650");
+  ASSERT_TRUE(e.ok()) << e.status().message();
+  Graph copy = readGraphJson(kShapesAndCasts);
+  GraphAnalysis a = e.analyze(copy);
+  const std::string text = a.delegationText();
+  EXPECT_NE(text.find("  folded 2 constant node(s) (no graph input reaches them; static tensors): shape_x, shape_relu\n"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("  removed 1 no-op conversion(s) (to the dtype the input has): same\n"), std::string::npos)
+      << text;
+  EXPECT_NE(a.delegationJson().find(R"("noop_nodes": [
+    "same"
+  ])"), std::string::npos) << a.delegationJson();
+  for (const Fallback& f : a.delegation.fallbacks) EXPECT_NE(a.graph->node(f.node).name, "same");
+}
+
 TEST(Prune, FragmentsWithoutInputsOrOutputsAreCheckedWhole) {
   // No output node: nothing can be called dead. No input node: nothing can be called constant.
   Graph g = readGraphJson(R"({"format": "qnnrules-graph", "version": 1, "nodes": [

@@ -55,8 +55,8 @@ std::string dump(const BackendLoad& load) {
       s += fmt::format("  port {} in {} #{} opt {} var {} at {}\n", p.name, p.isInput, p.index, p.optional, p.variadic,
                        markText(p.mark));
     for (const Variant& v : r.variants) {
-      s += fmt::format("  variant {} '{}' arch {} hint '{}' at {}\n", v.name, v.description,
-                       static_cast<int>(v.minArch), v.hint, markText(v.mark));
+      s += fmt::format("  variant {} '{}' arch {} finalize {} hint '{}' at {}\n", v.name, v.description,
+                       static_cast<int>(v.minArch), v.gateAtFinalize, v.hint, markText(v.mark));
       for (const PortConstraint& c : v.ports)
         s += fmt::format("    dt {} enc {} bits {} sym {} axis {} scale {} offset {} '{}' shared {} at {}\n",
                          c.datatypes.bits(), c.encodings.bits(), c.bitwidths, optText(c.symmetric), optText(c.axis),

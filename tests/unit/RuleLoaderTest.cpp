@@ -407,6 +407,17 @@ TEST(RuleLoaderTest, UnknownMinArchAcceptsOnlyCanonicalSpelling) {
   EXPECT_EQ(d.hint, "did you mean 'V73'?");
 }
 
+TEST(RuleLoaderTest, GateFailsAtIsValidationOrFinalizeBesideAMinArch) {
+  Diagnostic d = onlyError(edit("      - name: a8\n", "      - name: a8\n        min_arch: V69\n        gate_fails_at: compile\n"));
+  EXPECT_EQ(d.code, DiagCode::kInvalidValue);
+  EXPECT_EQ(at(d), "t.yaml:13:24");
+  EXPECT_EQ(d.message, "'gate_fails_at' of variant 'a8' of rule 't.relu' must be validation or finalize");
+  Diagnostic alone = onlyError(edit("      - name: a8\n", "      - name: a8\n        gate_fails_at: finalize\n"));
+  EXPECT_EQ(alone.code, DiagCode::kInvalidValue);
+  EXPECT_EQ(at(alone), "t.yaml:12:9");
+  EXPECT_EQ(alone.expected, "a min_arch beside it");
+}
+
 TEST(RuleLoaderTest, UnknownPatternSuggestsNearest) {
   Diagnostic d = onlyError(edit("    pattern: siso", "    pattern: sisso"));
   EXPECT_EQ(d.code, DiagCode::kUnknownPattern);

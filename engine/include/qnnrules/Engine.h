@@ -13,6 +13,7 @@
 #include "qnnrules/delegate/DelegationReport.h"
 #include "qnnrules/report/Diagnostic.h"
 #include "qnnrules/graph/Graph.h"
+#include "qnnrules/passes/EncodingMerge.h"
 #include "qnnrules/passes/LoweringRewrites.h"
 #include "qnnrules/io/ReaderModules.h"
 #include "qnnrules/pipeline/RunReport.h"

@@ -59,6 +59,9 @@ std::string formatDelegationText(const Graph& graph, const DelegationReport& r) 
   if (!r.constantNodes.empty())
     s += fmt::format("  folded {} constant node(s) (no graph input reaches them; static tensors): {}\n",
                      r.constantNodes.size(), nameList(graph, r.constantNodes));
+  if (!r.noOpNodes.empty())
+    s += fmt::format("  removed {} no-op conversion(s) (to the dtype the input has): {}\n", r.noOpNodes.size(),
+                     nameList(graph, r.noOpNodes));
   if (!r.partitions.empty()) {
     s += fmt::format("  {:<10} {:>8} {:>6}  {}\n", "partition", "compute", "nodes", "first .. last");
     for (size_t i = 0; i < r.partitions.size(); ++i) {
@@ -155,6 +158,7 @@ void writeDelegationJson(JsonWriter& w, const Graph& graph, const DelegationRepo
   w.endObject();
   w.field("invalid_delegated_nodes", r.invalidDelegatedNodes);
   w.field("lowering", r.lowering);
+  names("noop_nodes", r.noOpNodes);
   w.field("partition_count", r.partitions.size());
   w.key("partitions");
   w.beginArray();

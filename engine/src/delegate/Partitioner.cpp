@@ -178,6 +178,9 @@ class Partitioner {
   void fallback(uint32_t node, FallbackReason reason, const Diagnostic* d, std::string message = {});
   // The first refused node whose refusal the lowering path turns into a failed session.
   void noteSessionFailure(uint32_t node, const Rule& rule);
+  // The variant whose arch gate `err` reports when QNN applies it at graph finalize, or nullptr.
+  static const Variant* finalizeGate(const Rule& rule, const Diagnostic* err);
+  void noteFinalizeFailure(uint32_t node, const Rule& rule, const Variant& variant, const Diagnostic& err);
 
   const Graph& g_;
   const RuleSet& rules_;
@@ -238,7 +241,7 @@ void Partitioner::classify() {
     if (node.kind == NodeKind::kInput || node.kind == NodeKind::kOutput) continue;
     const PruneKind pruned = options_.pruned ? options_.pruned->of(i) : PruneKind::kKept;
     if (pruned == PruneKind::kDead) continue;  // no placement, no partition
-    if (node.kind != NodeKind::kCall || pruned == PruneKind::kConstant) {
+    if (node.kind != NodeKind::kCall || pruned == PruneKind::kConstant || pruned == PruneKind::kNoOp) {
       nd.role = NodeRole::kFollower;
       pending_[i] = 1;
       continue;
@@ -269,6 +272,11 @@ void Partitioner::classify() {
       f.code = DiagCode::kArchGate;
       f.ruleId = rule->id;
       if (!f.mark.known()) f.mark = rule->mark;
+    } else if (const Variant* v = finalizeGate(*rule, err)) {
+      // QNN's op validation accepts the node, so every lowering path delegates it; graph
+      // finalize then refuses it and the whole graph does not compile.
+      nd.placement = Placement::kDelegated;
+      noteFinalizeFailure(i, *rule, *v, *err);
     } else {
       // Supported here: any error is a validation failure of this node's annotation, which the
       // backend's op validation refuses whatever the mode.
@@ -281,6 +289,24 @@ void Partitioner::classify() {
     if (nd.placement == Placement::kCpu && rule && (nd.reason == FallbackReason::kConstraint || nd.reason == FallbackReason::kArchGate))
       noteSessionFailure(i, *rule);
   }
+}
+
+const Variant* Partitioner::finalizeGate(const Rule& rule, const Diagnostic* err) {
+  if (!err || err->code != DiagCode::kArchGate) return nullptr;
+  const Variant* v = rule.findVariant(err->variant);
+  return v && v->gateAtFinalize ? v : nullptr;
+}
+
+void Partitioner::noteFinalizeFailure(uint32_t node, const Rule& rule, const Variant& variant, const Diagnostic& err) {
+  if (r_.sessionFailure) return;
+  SessionFailure s;
+  s.node = node;
+  s.message = "QNN's op validation accepts this node and graph finalize then refuses it on " + soc_.name +
+              ": the whole graph fails to compile, whatever the lowering path";
+  s.cause = err.message;
+  s.ruleId = rule.id;
+  s.mark = variant.mark;
+  r_.sessionFailure = std::move(s);
 }
 
 void Partitioner::noteSessionFailure(uint32_t node, const Rule& rule) {
@@ -409,6 +435,7 @@ DelegationReport Partitioner::run() {
   if (options_.pruned) {
     r_.deadNodes = options_.pruned->dead;
     r_.constantNodes = options_.pruned->constant;
+    r_.noOpNodes = options_.pruned->noOp;
   }
   policy_ = options_.policy ? options_.policy : &rules_.delegationPolicy();
   for (PolicyPlacement& c : policy_->cpuConversions(g_, users_))

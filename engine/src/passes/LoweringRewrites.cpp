@@ -68,6 +68,14 @@ QuantSpec rewritten(const QuantSpec& from, const LoweringRewrite& rw) {
   return s;
 }
 
+// A float32 "annotation": the port is handed to QNN unquantized (between a Dequantize and a
+// Quantize the path inserts), whatever the tensor is stored as.
+QuantSpec floatSpec() {
+  QuantSpec s;
+  s.dtype = ScalarType::kFloat32;
+  return s;
+}
+
 // The spec slot of port `decl` on `node`: a plain tensor argument or an output (list
 // arguments are not rewritten).
 OptionalBox<QuantSpec>* slotOf(Node& node, const PortDecl& decl) {
@@ -78,6 +86,16 @@ OptionalBox<QuantSpec>* slotOf(Node& node, const PortDecl& decl) {
   }
   if (static_cast<size_t>(decl.index) >= node.outputs.size()) return nullptr;
   return &node.outputs[static_cast<size_t>(decl.index)].qspec;
+}
+
+// Whether input port `decl` of `node` reads a parameter or constant tensor (directly: a static
+// tensor behind a computation is not known here, and a path that folds it says so itself).
+bool readsStatic(const Graph& graph, const Node& node, const PortDecl& decl) {
+  if (!decl.isInput || static_cast<size_t>(decl.index) >= node.args.size()) return false;
+  const Argument& a = node.args[static_cast<size_t>(decl.index)];
+  if (a.kind != Argument::Kind::kTensor) return false;
+  const NodeKind k = graph.node(a.tensor.node).kind;
+  return k == NodeKind::kParameter || k == NodeKind::kConstant;
 }
 
 }  // namespace
@@ -113,14 +131,22 @@ BoundLowering bindLowering(const LoweringPath& path, const RuleSet& rules, Diagn
       b.port = it->findPort(rw.port);
       bool ok = b.port >= 0;
       if (!ok) portError(rw, *it, rw.port);
-      for (const auto& [name, type] : rw.when) {
-        const int p = it->findPort(name);
-        if (p < 0) {
-          portError(rw, *it, name);
-          ok = false;
+      // Each named port bound to its index; an unknown one is an error of the rewrite.
+      auto bind = [&](const auto& named, auto& bound) {
+        for (const auto& [name, value] : named) {
+          const int p = it->findPort(name);
+          if (p < 0) {
+            portError(rw, *it, name);
+            ok = false;
+          }
+          bound.emplace_back(p, value);
         }
-        b.when.emplace_back(p, type);
-      }
+      };
+      bind(rw.when, b.when);
+      bind(rw.readsStatic, b.readsStatic);
+      std::vector<std::pair<std::string, int>> differ;
+      for (const std::string& name : rw.scalesDiffer) differ.emplace_back(name, 0);
+      bind(differ, b.scalesDiffer);
       if (ok) out.rewrites.push_back(std::move(b));
     }
   }
@@ -165,8 +191,27 @@ std::vector<AppliedRewrite> applyLoweringRewrites(Graph& graph, const RuleSet& r
           const QuantSpec* s = rootOf(port);
           match = match && s && portTypeOf(*s).datatype == type;
         }
+        for (const auto& [port, isStatic] : b->readsStatic)
+          match = match && readsStatic(graph, node, rule.ports[static_cast<size_t>(port)]) == isStatic;
+        if (match && !b->scalesDiffer.empty()) {
+          // Concrete per-tensor encodings on every named port, the first's scale (as float32,
+          // as ORT compares them) unequal to another's.
+          const QuantSpec* first = rootOf(b->scalesDiffer.front().first);
+          bool differs = false;
+          for (const auto& [port, unused] : b->scalesDiffer) {
+            const QuantSpec* s = rootOf(port);
+            if (!s || s->scales.size() != 1 || !first || first->scales.size() != 1) {
+              match = false;
+              break;
+            }
+            differs = differs || static_cast<float>(s->scales[0]) != static_cast<float>(first->scales[0]);
+          }
+          match = match && differs;
+        }
         const QuantSpec* target = match ? rootOf(b->port) : nullptr;
-        if (target) changes.push_back({i, &rule.ports[static_cast<size_t>(b->port)], b, rewritten(*target, *b->rewrite)});
+        if (target)
+          changes.push_back({i, &rule.ports[static_cast<size_t>(b->port)], b,
+                             b->rewrite->setFloat ? floatSpec() : rewritten(*target, *b->rewrite)});
       }
     }
   }

@@ -12,7 +12,82 @@ bool isRandom(std::string_view target) {
   return false;
 }
 
+// Ops whose result is the shape of their input, not its values: with a static input shape they
+// are constants (ORT's constant folding computes Shape/Size of a statically shaped tensor;
+// torch.export bakes sym_size of a static dimension).
+bool readsOnlyShape(std::string_view target) {
+  for (std::string_view t : {"onnx::Shape", "onnx::Size", "aten.sym_size.int", "aten.sym_numel.default", "aten.size.int"})
+    if (target == t) return true;
+  return false;
+}
+
+// Conversions that are no-ops when the dtype does not change: ORT's CastElimination (basic
+// optimizations, on by default) and ExecuTorch's Qualcomm RemoveRedundancy drop them before the
+// backend sees the graph (model suite: the attention Casts of llama and qwen2).
+
+bool staticShape(const TensorMeta& t) {
+  if (t.shape.empty()) return false;  // a scalar, or a shape not recorded: not known static
+  for (int64_t d : t.shape)
+    if (d < 0) return false;
+  return true;
+}
+
+const TensorMeta* producedMeta(const Graph& graph, const TensorRef& ref) {
+  const Node& p = graph.node(ref.node);
+  return ref.output < p.outputs.size() ? &p.outputs[ref.output] : nullptr;
+}
+
+// The first tensor argument of `node`, or nullptr.
+const Argument* firstTensorArg(const Node& node) {
+  for (const Argument& a : node.args)
+    if (a.kind == Argument::Kind::kTensor) return &a;
+  return nullptr;
+}
+
+// Ops whose output shape depends on the values of a data input, not only on shapes and
+// constants: their outputs are never shape-static.
+bool valueShaped(std::string_view target) {
+  for (std::string_view t : {"onnx::NonZero", "onnx::Unique", "onnx::NonMaxSuppression", "onnx::Compress", "onnx::TopK",
+                             "aten.nonzero.default", "aten.unique_consecutive.default", "aten._unique2.default",
+                             "aten.masked_select.default", "aten.topk.default"})
+    if (target == t) return true;
+  return false;
+}
+
+bool isIntegral(ScalarType t) {
+  switch (t) {
+    case ScalarType::kInt64: case ScalarType::kInt32: case ScalarType::kInt16: case ScalarType::kInt8:
+    case ScalarType::kUInt8: case ScalarType::kBool:
+      return true;
+    default:
+      return false;
+  }
+}
+
+template <typename F>
+void forEachTensorArg(const std::vector<Argument>& args, F&& f) {
+  for (const Argument& a : args) {
+    if (a.kind == Argument::Kind::kTensor) f(a.tensor);
+    else if (a.kind == Argument::Kind::kList) forEachTensorArg(a.list, f);
+  }
+}
+
 }  // namespace
+
+bool isConversionTarget(std::string_view target) {
+  for (std::string_view t : {"aten.to.dtype", "aten._to_copy.default", "aten.to.dtype_layout", "onnx::Cast"})
+    if (target == t) return true;
+  return false;
+}
+
+// A conversion whose one output has the dtype and shape of its input.
+bool isNoOpConversion(const Graph& graph, const Node& node) {
+  const Argument* in = firstTensorArg(node);
+  if (!in || node.outputs.size() != 1) return false;
+  const TensorMeta* m = producedMeta(graph, in->tensor);
+  return m && m->dtype == node.outputs[0].dtype && m->shape == node.outputs[0].shape;
+}
+
 
 PruneResult pruneGraph(const Graph& graph, const UserIndex& users) {
   const uint32_t n = static_cast<uint32_t>(graph.nodes().size());
@@ -34,27 +109,79 @@ PruneResult pruneGraph(const Graph& graph, const UserIndex& users) {
   }
   // Variable: an input node, or a node with a variable producer; one forward sweep.
   std::vector<bool> variable(n, true);
+  // Per interned target, once: random factory, shape reader, conversion.
+  std::vector<uint8_t> randomTarget(graph.targets().size()), shapeTarget(graph.targets().size()),
+      conversionTarget(graph.targets().size());
+  for (size_t t = 0; t < graph.targets().size(); ++t) {
+    randomTarget[t] = isRandom(graph.targets()[t]);
+    shapeTarget[t] = readsOnlyShape(graph.targets()[t]);
+    conversionTarget[t] = isConversionTarget(graph.targets()[t]);
+  }
+  // Shape-static: every output's shape is known before the graph runs, recorded or implied (the
+  // inputs' shapes are static and no variable integer tensor — a shape or size computed at run
+  // time — nor a value-shaped op decides it). ORT's shape inference with constant folding knows
+  // the same, so it folds a Shape of such a tensor whatever the file recorded (model suite:
+  // fpn_ssd's Shape of a Resize-fed Add).
+  std::vector<uint8_t> shapeStatic(n, 0);
+  auto inputsShapeStatic = [&](const Node& node) {
+    bool ok = true, any = false;
+    forEachTensorArg(node.args, [&](const TensorRef& t) {
+      any = true;
+      ok = ok && shapeStatic[t.node];
+    });
+    return ok && any;
+  };
+  auto settleShape = [&](uint32_t i) {
+    const Node& node = graph.node(i);
+    if (node.kind == NodeKind::kParameter || node.kind == NodeKind::kConstant) {
+      shapeStatic[i] = 1;
+      return;
+    }
+    bool recorded = !node.outputs.empty();
+    for (const TensorMeta& m : node.outputs) recorded = recorded && staticShape(m);
+    if (recorded || node.kind != NodeKind::kCall) {
+      shapeStatic[i] = recorded;
+      return;
+    }
+    if (node.targetId == Node::kNoTarget || valueShaped(graph.targets()[node.targetId]) || !inputsShapeStatic(node)) return;
+    bool ok = true;
+    forEachTensorArg(node.args, [&](const TensorRef& t) {
+      const TensorMeta* m = producedMeta(graph, t);
+      ok = ok && !(variable[t.node] && m && isIntegral(m->dtype));
+    });
+    shapeStatic[i] = ok;
+  };
   if (hasInput) {
-    std::vector<bool> randomTarget(graph.targets().size());
-    for (size_t t = 0; t < randomTarget.size(); ++t) randomTarget[t] = isRandom(graph.targets()[t]);
     for (uint32_t i = 0; i < n; ++i) {
       const Node& node = graph.node(i);
-      if (node.kind == NodeKind::kInput || (node.targetId != Node::kNoTarget && randomTarget[node.targetId])) continue;
-      bool v = false;
-      for (uint32_t p : users.producers(i)) v = v || variable[p];
-      variable[i] = v;
+      if (node.kind == NodeKind::kInput || (node.targetId != Node::kNoTarget && randomTarget[node.targetId])) {
+        settleShape(i);
+        continue;
+      }
+      if (node.targetId != Node::kNoTarget && shapeTarget[node.targetId] && inputsShapeStatic(node)) {
+        variable[i] = false;
+      } else {
+        bool v = false;
+        for (uint32_t p : users.producers(i)) v = v || variable[p];
+        variable[i] = v;
+      }
+      settleShape(i);
     }
   }
   PruneResult r;
   for (uint32_t i = 0; i < n; ++i) {
-    if (graph.node(i).kind != NodeKind::kCall) continue;
+    const Node& node = graph.node(i);
+    if (node.kind != NodeKind::kCall) continue;
     if (!live[i]) r.dead.push_back(i);
     else if (!variable[i]) r.constant.push_back(i);
+    else if (node.targetId != Node::kNoTarget && conversionTarget[node.targetId] && isNoOpConversion(graph, node))
+      r.noOp.push_back(i);
   }
   if (r.empty()) return r;
   r.kind.assign(n, PruneKind::kKept);
   for (uint32_t i : r.dead) r.kind[i] = PruneKind::kDead;
   for (uint32_t i : r.constant) r.kind[i] = PruneKind::kConstant;
+  for (uint32_t i : r.noOp) r.kind[i] = PruneKind::kNoOp;
   return r;
 }
 

@@ -190,7 +190,9 @@ void Engine::runPasses(RunReport& r, WorkingGraph& g, const RunOptions& options)
     a.diagnostics.clear();
     r.annotation = std::move(a);
   }
-  // What the lowering path hands the backend: its encoding rewrites, before any rule judges.
+  // What the lowering path hands the backend: its merging of encodings across the conversions it
+  // removes, then its encoding rewrites, before any rule judges.
+  if (lowering && lowering->path->mergeEncodingsAcrossNoOps) r.mergedConversions = mergeEncodingsAcrossNoOpConversions(g.mutate());
   if (lowering && !lowering->rewrites.empty()) r.rewrites = applyLoweringRewrites(g.mutate(), *rules_, *lowering);
   r.graph = g.share();
   const Graph& graph = *r.graph;

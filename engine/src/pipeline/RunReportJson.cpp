@@ -131,6 +131,7 @@ void writeLowering(JsonWriter& w, const RunReport& r) {
   w.field("name", r.lowering->name);
   w.field("description", r.lowering->description);
   w.field("defaulted", r.loweringDefaulted);
+  w.field("merged_conversions", r.mergedConversions);
   w.key("rewrites");
   w.beginArray();
   for (const AppliedRewrite& a : r.rewrites) {

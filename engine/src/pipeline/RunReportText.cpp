@@ -33,6 +33,9 @@ void appendLowering(const RunReport& r, std::string& s) {
        (r.loweringDefaulted ? "; default for this input, choose with --lowering)\n" : ")\n");
   for (const AppliedRewrite& a : r.rewrites)
     s += fmt::format("  rewritten before the backend judges them: {} port(s): {}\n", a.ports, a.rewrite->says);
+  if (r.mergedConversions)
+    s += fmt::format("  merged encodings across {} removed no-op conversion(s) (the path's Q/DQ pair merging)\n",
+                     r.mergedConversions);
 }
 
 // "PATH: 12 op nodes checked against htp rules for SM8650 (HTP V75), strict mode: ..."

@@ -12,11 +12,11 @@ namespace {
 
 using namespace strictyaml;  // NOLINT(google-build-using-namespace): the shared strict-YAML helpers
 
-constexpr std::array<std::string_view, 6> kTopKeys = {"version",         "lowering", "description",
-                                                      "default_for",     "session_failure", "rewrites"};
+constexpr std::array<std::string_view, 7> kTopKeys = {"version",         "lowering",         "description", "default_for",
+                                                      "session_failure", "noop_conversions", "rewrites"};
 constexpr std::array<std::string_view, 2> kSessionKeys = {"onnx_ops", "message"};
-constexpr std::array<std::string_view, 6> kRewriteKeys = {"id", "rules", "when", "port", "set", "says"};
-constexpr std::array<std::string_view, 4> kSetKeys = {"dtype", "symmetric", "scale", "offset"};
+constexpr std::array<std::string_view, 8> kRewriteKeys = {"id", "rules", "when", "static", "scales_differ", "port", "set", "says"};
+constexpr std::array<std::string_view, 5> kSetKeys = {"dtype", "symmetric", "scale", "offset", "float"};
 constexpr std::array<std::string_view, 3> kSourceNames = {"json", "onnx", "pt2"};
 
 class LoweringLoader : public StrictYamlReader {
@@ -42,6 +42,16 @@ class LoweringLoader : public StrictYamlReader {
     }
     if (const Entry* e = top.get("default_for")) readSources(e->value, p);
     if (const Entry* e = top.get("session_failure")) readSessionFailure(*e, p);
+    if (const Entry* e = top.get("noop_conversions")) {
+      if (auto s = str(e->value, "'noop_conversions'")) {
+        if (*s == "merge_encodings" || *s == "keep_encodings") {
+          p.mergeEncodingsAcrossNoOps = *s == "merge_encodings";
+        } else {
+          error(DiagCode::kInvalidValue, mark(e->value), "'noop_conversions' must be merge_encodings or keep_encodings",
+                "merge_encodings or keep_encodings", *s);
+        }
+      }
+    }
     if (const Entry* e = top.get("rewrites")) {
       if (!e->value.IsSequence()) {
         error(DiagCode::kWrongType, mark(e->value), "'rewrites' must be a list of rewrites", "a list",
@@ -126,6 +136,17 @@ class LoweringLoader : public StrictYamlReader {
       for (const Entry& x : w.entries)
         if (auto t = datatype(x.value, "port '" + clip(x.key) + "' in " + in("when"))) r.when.emplace_back(x.key, *t);
     }
+    if (const Entry* e = m.get("static")) {
+      Map w = readMap(e->value, in("static"), {});
+      for (const Entry& x : w.entries)
+        if (auto b = boolean(x.value, "port '" + clip(x.key) + "' in " + in("static"))) r.readsStatic.emplace_back(x.key, *b);
+    }
+    if (const Entry* e = m.get("scales_differ")) {
+      r.scalesDiffer = strings(e->value, in("scales_differ"));
+      if (r.scalesDiffer.size() < 2)
+        error(DiagCode::kInvalidValue, mark(e->value), in("scales_differ") + " names at least two ports",
+              "two or more port names", describe(e->value));
+    }
     if (const Entry* e = m.get("set")) readSet(e->value, in("set"), r);
     p.rewrites.push_back(std::move(r));
   }
@@ -136,6 +157,16 @@ class LoweringLoader : public StrictYamlReader {
     if (s.entries.empty())
       error(DiagCode::kInvalidValue, mark(v), what + " changes nothing", "one of: " + join(kSetKeys), "{}");
     if (const Entry* e = s.get("dtype")) r.setDatatype = datatype(e->value, "'dtype' of " + what);
+    if (const Entry* e = s.get("float")) {
+      if (auto b = boolean(e->value, "'float' of " + what)) {
+        r.setFloat = *b;
+        if (!*b)
+          error(DiagCode::kInvalidValue, mark(e->value), "'float' of " + what + " can only be true", "true", "false");
+        else if (s.entries.size() > 1)
+          error(DiagCode::kInvalidValue, mark(e->value), "'float' of " + what + " takes no other change",
+                "float: true alone", "float with other keys");
+      }
+    }
     if (const Entry* e = s.get("symmetric"))
       if (auto b = boolean(e->value, "'symmetric' of " + what)) r.setSymmetric = *b;
     if (const Entry* e = s.get("offset"))

@@ -27,7 +27,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // Bump when a stored type or the layout changes: files of another version are ignored.
-constexpr uint32_t kFormatVersion = 2;
+constexpr uint32_t kFormatVersion = 3;
 constexpr char kMagic[8] = {'Q', 'N', 'N', 'R', 'C', 'A', 'C', 'H'};
 // magic, format version, digest, payload checksum, payload size.
 constexpr size_t kHeaderBytes = sizeof kMagic + 4 + 8 + 8 + 8;

@@ -29,7 +29,7 @@ void fields(A& a, R& c) {
 template <typename A, typename R>
   requires std::is_same_v<std::remove_const_t<R>, Variant>
 void fields(A& a, R& v) {
-  a(v.name), a(v.description), a(v.ports), a(v.minArch), a(v.hint), a(v.mark);
+  a(v.name), a(v.description), a(v.ports), a(v.minArch), a(v.gateAtFinalize), a(v.hint), a(v.mark);
 }
 
 template <typename A, typename R>

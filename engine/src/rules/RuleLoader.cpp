@@ -48,7 +48,7 @@ constexpr std::array<std::string_view, 13> kRuleKeys = {
     "inputs", "outputs", "variants", "add_variants"};
 constexpr std::array<std::string_view, 4> kInputKeys = {"name", "arg", "optional", "variadic"};
 constexpr std::array<std::string_view, 4> kOutputKeys = {"name", "index", "optional", "variadic"};
-constexpr std::array<std::string_view, 5> kVariantKeys = {"name", "description", "min_arch", "hint", "ports"};
+constexpr std::array<std::string_view, 6> kVariantKeys = {"name", "description", "min_arch", "gate_fails_at", "hint", "ports"};
 constexpr std::array<std::string_view, 3> kKindNames = {"op", "structural", "unsupported"};
 
 // --- the loader ---------------------------------------------------------------------------
@@ -411,6 +411,19 @@ class Loader : public strictyaml::StrictYamlReader {
         if (auto s = str(e->value, in("hint"))) variant.hint = *s;
       }
       if (const Entry* e = m.get("min_arch")) parseMinArch(*this, *e, scope, ctx_.manifest, variant);
+      if (const Entry* e = m.get("gate_fails_at")) {
+        if (auto s = str(e->value, in("gate_fails_at"))) {
+          if (*s == "finalize" || *s == "validation") {
+            variant.gateAtFinalize = *s == "finalize";
+          } else {
+            error(DiagCode::kInvalidValue, mark(e->value), "'gate_fails_at' of " + scope + " must be validation or finalize",
+                  "validation or finalize", *s);
+          }
+          if (!m.get("min_arch"))
+            error(DiagCode::kInvalidValue, mark(e->keyNode), "'gate_fails_at' of " + scope + " needs a min_arch to qualify",
+                  "a min_arch beside it", "no min_arch");
+        }
+      }
       if (const Entry* e = m.get("ports")) {
         parseVariantPorts(e->value, scope, portsOk, rule, variant);
       } else {

@@ -5,6 +5,14 @@
   sigmoid8_calibrated.json  an 8-bit Sigmoid whose output has a calibrated scale (recommended 1/256)
   concat_own_encoding.json  a Concat whose output has its own encoding (recommended: shared)
   sigmoid16_wrong.json a 16-bit Sigmoid with a wrong output scale: ort-qnn rewrites it, executorch does not
+  matmul_16x16.json    16-bit x 16-bit MatMuls, input 1 computed (ort-qnn converts it to 8 bits) and a
+                       parameter (ORT lowers that one to FullyConnected, unconverted: refused on V68)
+  where_float_const.json  an 8-bit Where beside a float32 constant: V68 accepts it at op validation
+                       and fails at graph finalize (oracle where/8a_fconst/SM8350), whatever the path
+  embedding_cast.json  an embedding Gather followed by a Cast to float32 with its own, narrower
+                       encoding (as transformers' RMSNorm and ORT's quantizer write it): ORT drops the
+                       Cast and merges the encodings, so the Gather's scales differ and it runs as
+                       float32, which V68 cannot finalize (model suite qwen2/<config>/SM8350)
 
     /usr/bin/python3 tests/data/lowering/make_graphs.py
 """
@@ -75,12 +83,66 @@ def concat_own_encoding():
     ])
 
 
+def matmul_16x16():
+    a, b, w = act(16, 0.0002, 32768), act(16, 0.0003, 32000), act(16, 0.0001, 30000)
+    y = act(16, 0.001, 32768)
+    return graph("matmul_16x16", [
+        inp("x", [1, 8, 16], a),
+        inp("z", [1, 16, 4], b),
+        {"name": "weight", "kind": "parameter", "outputs": [{"dtype": "float32", "shape": [16, 4], "qspec": w}]},
+        {"name": "mm_act", "kind": "call", "target": "aten.matmul.default",
+         "args": [{"ref": "x", "qspec": a}, {"ref": "z", "qspec": b}],
+         "outputs": [{"dtype": "float32", "shape": [1, 8, 4], "qspec": y}]},
+        {"name": "mm_weight", "kind": "call", "target": "aten.matmul.default",
+         "args": [{"ref": "x", "qspec": a}, {"ref": "weight", "qspec": w}],
+         "outputs": [{"dtype": "float32", "shape": [1, 8, 4], "qspec": y}]},
+        {"name": "output", "kind": "output", "args": [[{"ref": "mm_act"}, {"ref": "mm_weight"}]]},
+    ])
+
+
+def where_float_const():
+    a = act(8, 0.02, 128)
+    cond = {"name": "cond", "kind": "input", "outputs": [{"dtype": "bool", "shape": [1, 8]}]}
+    return graph("where_float_const", [
+        inp("x", [1, 8], a),
+        cond,
+        {"name": "fill", "kind": "constant", "outputs": [{"dtype": "float32", "shape": [1, 8]}]},
+        {"name": "where", "kind": "call", "target": "aten.where.self",
+         "args": [{"ref": "cond"}, {"ref": "x", "qspec": a}, {"ref": "fill"}],
+         "outputs": [{"dtype": "float32", "shape": [1, 8], "qspec": a}]},
+        {"name": "relu", "kind": "call", "target": "aten.relu.default", "args": [{"ref": "where", "qspec": a}],
+         "outputs": [{"dtype": "float32", "shape": [1, 8], "qspec": a}]},
+        out("y", "relu"),
+    ])
+
+
+def embedding_cast():
+    table = act(8, 0.0006, 136)
+    narrow = act(8, 0.000587, 141)  # the Cast's range, calibrated on the gathered rows only
+    idx = {"name": "ids", "kind": "input", "outputs": [{"dtype": "int64", "shape": [1, 16]}]}
+    return graph("embedding_cast", [
+        idx,
+        {"name": "table", "kind": "parameter", "outputs": [{"dtype": "float32", "shape": [128, 64], "qspec": table}]},
+        {"name": "embed", "kind": "call", "target": "aten.embedding.default",
+         "args": [{"ref": "table", "qspec": table}, {"ref": "ids"}],
+         "outputs": [{"dtype": "float32", "shape": [1, 16, 64], "qspec": table}]},
+        {"name": "to_float", "kind": "call", "target": "aten.to.dtype", "args": [{"ref": "embed", "qspec": table}, "torch.float32"],
+         "outputs": [{"dtype": "float32", "shape": [1, 16, 64], "qspec": narrow}]},
+        {"name": "relu", "kind": "call", "target": "aten.relu.default", "args": [{"ref": "to_float", "qspec": narrow}],
+         "outputs": [{"dtype": "float32", "shape": [1, 16, 64], "qspec": narrow}]},
+        out("y", "relu"),
+    ])
+
+
 def main():
     graphs = {
         "conv_16a16w.json": conv_16a16w(),
         "sigmoid8_calibrated.json": sigmoid("sigmoid8_calibrated", 8, 0.0039, 3),
         "sigmoid16_wrong.json": sigmoid("sigmoid16_wrong", 16, 0.00002, 100),
         "concat_own_encoding.json": concat_own_encoding(),
+        "matmul_16x16.json": matmul_16x16(),
+        "where_float_const.json": where_float_const(),
+        "embedding_cast.json": embedding_cast(),
     }
     for name, g in graphs.items():
         with open(os.path.join(HERE, name), "w") as f:

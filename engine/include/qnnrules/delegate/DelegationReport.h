@@ -87,6 +87,7 @@ struct DelegationReport {
   // needs them) and constant ones (no graph input reaches them; static tensors for their users).
   std::vector<uint32_t> deadNodes;
   std::vector<uint32_t> constantNodes;
+  std::vector<uint32_t> noOpNodes;  // conversions to the dtype they have: removed by the lowering
   size_t computeNodes = 0;
   size_t delegatedComputeNodes = 0;
   size_t invalidDelegatedNodes = 0;      // delegated although validation failed (no longer happens: kept for the JSON)

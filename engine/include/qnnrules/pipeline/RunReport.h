@@ -79,6 +79,8 @@ struct RunReport {
   size_t qdqNodesFolded = 0;             // quantize + dequantize nodes folded into port encodings
   // The encodings the lowering path changed before validation, per rewrite (the path's order).
   std::vector<AppliedRewrite> rewrites;
+  // No-op conversions the path removed and merged the encodings across (passes/EncodingMerge.h).
+  size_t mergedConversions = 0;
   std::optional<AnnotateResult> annotation;  // its diagnostics are in `validation`
   // Every diagnostic in report order (fold, annotation, rules, quantization parameters) with
   // the mode applied, and the counts.

@@ -31,6 +31,14 @@ struct LoweringRewrite {
   std::string id;
   std::vector<std::string> rules;                               // rule ids
   std::vector<std::pair<std::string, QnnDatatype>> when;        // port name -> datatype it must carry
+  // Input port -> whether it must read a static tensor (a parameter or constant): true, or a
+  // computed one: false. A path may lower a node differently by that (ORT: a MatMul whose input 1
+  // is a constant becomes FullyConnected, whose 16-bit weight is not converted to 8 bits).
+  std::vector<std::pair<std::string, bool>> readsStatic;
+  // Ports whose encodings must differ in scale (the first's from any other's): ORT's QNN EP
+  // groups DQ -> op -> Q into one quantized op only when the scales agree.
+  std::vector<std::string> scalesDiffer;
+  bool setFloat = false;                                        // the port is handed to QNN as float32
   std::string port;                                             // the port rewritten
   std::optional<QnnDatatype> setDatatype;
   bool setSymmetric = false;
@@ -51,6 +59,10 @@ struct LoweringPath {
   std::string sessionFailureMessage;
   SourceMark sessionFailureMark;
   std::vector<LoweringRewrite> rewrites;
+  // The path drops a conversion to the dtype its input has and merges the encodings on either
+  // side into one (ORT: CastElimination, then DoubleQDQPairsRemover): the producer's output and
+  // the conversion's users then carry the intersection of the two ranges.
+  bool mergeEncodingsAcrossNoOps = false;
   SourceMark mark;
   std::string origin;                     // the rules directory it came from
 };

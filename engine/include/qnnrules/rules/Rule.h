@@ -54,6 +54,9 @@ struct Variant {
   std::string description;               // optional; the sentence used for gate messages
   std::vector<PortConstraint> ports;     // parallel to Rule::ports
   HtpArch minArch = HtpArch::kNone;      // gate: needs this HTP arch or newer
+  // Below minArch QNN's op validation still accepts the node and graph finalize then fails:
+  // the whole graph does not compile, whatever the lowering path (YAML gate_fails_at: finalize).
+  bool gateAtFinalize = false;
   std::string hint;                      // how to fix a gate failure ("use 16a8w")
   SourceMark mark;
 };
@@ -83,6 +86,7 @@ struct Rule {
   std::string noQuantizedTypes;
 
   int findPort(std::string_view name) const;
+  const Variant* findVariant(std::string_view name) const;  // nullptr when none has that name
 };
 
 }  // namespace qnnrules
