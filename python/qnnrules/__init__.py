@@ -41,18 +41,19 @@ class Engine(_CoreEngine):
     """Rules of one backend for one SoC, loaded once.
 
     Engine(backend="htp", soc=None, strict=True, rules=(), use_environment=True,
-           builtin_rules_dir=None, backend_options=None, require_full_delegation=None)
+           builtin_rules_dir=None, backend_options=None, require_full_delegation=None, lowering=None)
 
     ``soc``: None checks the reference quantizer's default (SM8750), and reports say so.
     ``rules``: overlay directories searched after $QNNRULES_PATH (``use_environment``); a rule
     whose id exists replaces it, a new id adds an op. ``backend_options``: {name: value} or
     ["name=value", ...] (values typed: int, bool or the choice's name), checked against the
-    backend's option table. Raises :class:`RuleError` with every error when rules do not load,
+    backend's option table. ``lowering``: the lowering path the graph is judged for ("ort-qnn",
+    "executorch"; None: the graph's default, ONNX -> ort-qnn, else executorch). Raises :class:`RuleError` with every error when rules do not load,
     :class:`ConfigError` (with a did-you-mean) for an unknown backend, SoC or option.
     """
 
     def __init__(self, backend="htp", soc=None, strict=True, rules=(), use_environment=True,
-                 builtin_rules_dir=None, backend_options=None, require_full_delegation=None):
+                 builtin_rules_dir=None, backend_options=None, require_full_delegation=None, lowering=None):
         if builtin_rules_dir is None:
             builtin_rules_dir = _installed_rules_dir()
         if isinstance(backend_options, dict):
@@ -61,4 +62,4 @@ class Engine(_CoreEngine):
         super().__init__(backend=backend, soc=soc, strict=strict, rules=[_os.fspath(r) for r in rules],
                          use_environment=use_environment, builtin_rules_dir=builtin_rules_dir,
                          backend_options=list(backend_options or ()),
-                         require_full_delegation=require_full_delegation)
+                         require_full_delegation=require_full_delegation, lowering=lowering)
