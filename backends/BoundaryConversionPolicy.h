@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "qnnrules/delegate/DelegationPolicy.h"
-#include "qnnrules/rules/BackendManifest.h"
+#include "qnnrules/model/DelegationPolicy.h"
+#include "qnnrules/model/BackendManifest.h"
 
 namespace qnnrules::backends {
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "qnnrules/report/Diagnostic.h"
+#include "qnnrules/core/Diagnostic.h"
 #include "qnnrules/core/Status.h"
 
 namespace qnnrules {

@@ -11,7 +11,7 @@
 #include "qnnrules/Engine.h"
 #include "qnnrules/pipeline/FallbackDiagnostics.h"
 #include "qnnrules/pipeline/RunReportFormat.h"
-#include "qnnrules/report/Baseline.h"
+#include "qnnrules/pipeline/RunBaseline.h"
 
 namespace qnnrules::python {
 namespace {

@@ -1,6 +1,6 @@
 // backend_options.yaml, then resolving a few option values against what was read.
 #include "FuzzSupport.h"
-#include "qnnrules/delegate/BackendOptions.h"
+#include "qnnrules/model/BackendOptions.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace qnnrules;

@@ -6,7 +6,7 @@
 #include "qnnrules/annotate/Encodings.h"
 #include "qnnrules/io/GraphReader.h"
 #include "qnnrules/io/GraphWriter.h"
-#include "qnnrules/passes/QdqReader.h"
+#include "qnnrules/passes/QdqFold.h"
 
 namespace {
 

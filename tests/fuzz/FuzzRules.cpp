@@ -1,7 +1,7 @@
 // The YAML rule loaders: rule files, backend manifests and the SoC table (the first byte
 // picks which), under the same YAML pre-scan the registry uses.
 #include "FuzzSupport.h"
-#include "qnnrules/rules/RuleLoader.h"
+#include "qnnrules/load/RuleLoader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace qnnrules;

@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "qnnrules/Engine.h"
-#include "qnnrules/annotate/QuantConfig.h"
+#include "qnnrules/model/QuantConfig.h"
 
 namespace qnnrules::fuzz {
 

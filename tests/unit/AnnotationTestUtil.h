@@ -9,9 +9,9 @@
 
 #include "qnnrules/annotate/Annotator.h"
 #include "qnnrules/io/GraphReader.h"
-#include "qnnrules/annotate/QuantConfig.h"
-#include "qnnrules/rules/RuleLoader.h"
-#include "qnnrules/rules/RuleSet.h"
+#include "qnnrules/model/QuantConfig.h"
+#include "qnnrules/load/RuleLoader.h"
+#include "qnnrules/model/RuleSet.h"
 #include "qnnrules/validate/Validator.h"
 
 namespace qnnrules::testing {

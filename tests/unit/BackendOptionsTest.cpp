@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "qnnrules/delegate/BackendOptions.h"
+#include "qnnrules/model/BackendOptions.h"
 
 namespace qnnrules {
 namespace {

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "qnnrules/io/GraphReader.h"
-#include "qnnrules/rules/RuleLoader.h"
-#include "qnnrules/rules/RuleSet.h"
-#include "qnnrules/rules/Soc.h"
+#include "qnnrules/load/RuleLoader.h"
+#include "qnnrules/model/RuleSet.h"
+#include "qnnrules/model/Soc.h"
 
 namespace qnnrules::testing {
 

@@ -13,7 +13,7 @@
 #include "qnnrules/annotate/Encodings.h"
 #include "qnnrules/io/GraphWriter.h"
 #include "qnnrules/passes/NumericChecks.h"
-#include "qnnrules/passes/QdqReader.h"
+#include "qnnrules/passes/QdqFold.h"
 
 namespace qnnrules {
 namespace {

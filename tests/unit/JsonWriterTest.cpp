@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "qnnrules/report/JsonWriter.h"
+#include "qnnrules/core/JsonWriter.h"
 
 namespace qnnrules {
 namespace {

@@ -10,8 +10,8 @@
 #include "qnnrules/Engine.h"
 #include "qnnrules/io/GraphReader.h"
 #include "qnnrules/report/Verdict.h"
-#include "qnnrules/rules/Lowering.h"
-#include "qnnrules/rules/RuleLoader.h"
+#include "qnnrules/model/Lowering.h"
+#include "qnnrules/load/RuleLoader.h"
 
 namespace qnnrules {
 namespace {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "qnnrules/graph/Graph.h"
-#include "qnnrules/rules/Rule.h"
+#include "qnnrules/model/Rule.h"
 
 namespace qnnrules::testing {
 

@@ -1,4 +1,4 @@
-// The engine's compiled table of ONNX op types (engine/src/io/OnnxOpTypes.h) against the
+// The engine's compiled table of ONNX op types (engine/src/model/OnnxOpTypes.h) against the
 // schema registry of the ONNX library this build links: the rule loader must know exactly the
 // op types it knew when it asked the registry itself.
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include <set>
 #include <string>
 
-#include "../../engine/src/io/OnnxOpTypes.h"
+#include "../../engine/src/model/OnnxOpTypes.h"
 
 namespace qnnrules {
 namespace {

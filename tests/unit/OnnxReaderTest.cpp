@@ -11,7 +11,7 @@
 #include "qnnrules/Engine.h"
 #include "qnnrules/io/GraphReader.h"
 #include "qnnrules/graph/PortType.h"
-#include "qnnrules/passes/QdqReader.h"
+#include "qnnrules/passes/QdqFold.h"
 #include "qnnrules/io/OnnxBinding.h"
 
 namespace qnnrules {

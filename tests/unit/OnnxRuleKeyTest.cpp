@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "qnnrules/rules/RuleLoader.h"
-#include "qnnrules/rules/RuleSet.h"
+#include "qnnrules/load/RuleLoader.h"
+#include "qnnrules/model/RuleSet.h"
 
 namespace qnnrules {
 namespace {

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "qnnrules/io/GraphReader.h"
-#include "qnnrules/passes/QdqReader.h"
+#include "qnnrules/passes/QdqFold.h"
 #include "qnnrules/io/Pt2Reader.h"
 
 namespace qnnrules {

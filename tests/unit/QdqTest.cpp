@@ -5,7 +5,7 @@
 #include "AnnotationTestUtil.h"
 #include "TestUtil.h"
 #include "qnnrules/Engine.h"
-#include "qnnrules/passes/QdqReader.h"
+#include "qnnrules/passes/QdqFold.h"
 
 namespace qnnrules {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "BuiltinEngine.h"
 #include "TestUtil.h"
-#include "qnnrules/report/DiagnosticCodes.h"
+#include "qnnrules/core/DiagnosticCodes.h"
 #include "qnnrules/report/OpSummary.h"
 #include "qnnrules/report/PlacementRuns.h"
 #include "qnnrules/report/RuleDigest.h"
@@ -21,11 +21,12 @@ namespace {
 // Every enumerator of DiagCode (read from the header) has one row with a meaning, so a new
 // code cannot be added without documenting it (docs/diagnostics.md is generated from the rows).
 TEST(DiagnosticCodes, TableListsEveryCodeOnce) {
-  std::ifstream in(std::string(QNNRULES_SOURCE_DIR) + "/engine/include/qnnrules/report/Diagnostic.h");
+  std::ifstream in(std::string(QNNRULES_SOURCE_DIR) + "/engine/include/qnnrules/core/Diagnostic.h");
   std::stringstream text;
   text << in.rdbuf();
   const std::string header = text.str();
   const size_t begin = header.find("enum class DiagCode");
+  ASSERT_NE(begin, std::string::npos) << "core/Diagnostic.h declares no DiagCode";
   const std::string body = header.substr(begin, header.find("};", begin) - begin);
   std::regex enumerator(R"(\n\s+(k[A-Za-z0-9]+)\s*[,=])");
   size_t declared = 0;

@@ -1,4 +1,4 @@
-// The compiled rule cache (engine/src/rules/RuleCache.h): a cached load is the same as a fresh
+// The compiled rule cache (engine/src/load/RuleCache.h): a cached load is the same as a fresh
 // one, any edit to a rule file takes effect on the next load, and a bad or unwritable cache is
 // only a slower load.
 #include <sys/stat.h>
@@ -14,7 +14,7 @@
 #include <string>
 
 #include "TestUtil.h"
-#include "qnnrules/rules/RuleRegistry.h"
+#include "qnnrules/load/RuleRegistry.h"
 
 namespace qnnrules {
 namespace {

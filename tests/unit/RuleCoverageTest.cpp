@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "qnnrules/rules/RuleRegistry.h"
+#include "qnnrules/load/RuleRegistry.h"
 #include "qnnrules/validate/Validator.h"
 
 namespace qnnrules {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "TestUtil.h"
-#include "qnnrules/rules/RuleLoader.h"
+#include "qnnrules/load/RuleLoader.h"
 
 namespace qnnrules {
 namespace {

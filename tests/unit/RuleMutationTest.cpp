@@ -17,7 +17,7 @@
 #include "MutationCase.h"
 #include "../../engine/src/validate/constraints/ConstraintKind.h"
 #include "qnnrules/graph/PortType.h"
-#include "qnnrules/rules/RuleRegistry.h"
+#include "qnnrules/load/RuleRegistry.h"
 #include "qnnrules/validate/Validator.h"
 
 namespace qnnrules {

@@ -7,7 +7,7 @@
 
 #include "TestUtil.h"
 #include "qnnrules/Engine.h"
-#include "qnnrules/rules/RuleRegistry.h"
+#include "qnnrules/load/RuleRegistry.h"
 
 namespace qnnrules {
 namespace {

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "qnnrules/io/GraphReader.h"
-#include "qnnrules/rules/RuleLoader.h"
+#include "qnnrules/load/RuleLoader.h"
 #include "qnnrules/validate/Validator.h"
 
 namespace qnnrules {

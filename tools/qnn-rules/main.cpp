@@ -15,9 +15,9 @@
 
 #include "qnnrules/io/GraphWriter.h"
 #include "qnnrules/validate/ConstraintText.h"
-#include "qnnrules/rules/RuleRegistry.h"
+#include "qnnrules/load/RuleRegistry.h"
 #include "qnnrules/report/SupportedOpsDoc.h"
-#include "qnnrules/report/DiagnosticCodes.h"
+#include "qnnrules/core/DiagnosticCodes.h"
 #include "qnnrules/core/Suggest.h"
 
 #include <filesystem>
@@ -191,7 +191,7 @@ bool emit(const std::filesystem::path& path, const std::string& text, bool check
   return true;
 }
 
-// Also writes the diagnostic-code reference (report/DiagnosticCodes.h) to `codesFile`.
+// Also writes the diagnostic-code reference (core/DiagnosticCodes.h) to `codesFile`.
 int docs(RuleRegistry& reg, const std::string& outDir, const std::filesystem::path& codesFile, bool check) {
   const auto& socs = reg.socs();
   if (!socs.status.isOk()) {

@@ -19,7 +19,7 @@
 #include "OutputFiles.h"
 #include "qnnrules/Engine.h"
 #include "qnnrules/pipeline/RunReportFormat.h"
-#include "qnnrules/report/Baseline.h"
+#include "qnnrules/pipeline/RunBaseline.h"
 #include "qnnrules/report/TextStyle.h"
 
 namespace qnnvalidate {

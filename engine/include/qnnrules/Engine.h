@@ -9,15 +9,15 @@
 #include <vector>
 
 #include "qnnrules/annotate/Annotator.h"
-#include "qnnrules/delegate/BackendOptions.h"
+#include "qnnrules/model/BackendOptions.h"
 #include "qnnrules/delegate/DelegationReport.h"
-#include "qnnrules/report/Diagnostic.h"
+#include "qnnrules/core/Diagnostic.h"
 #include "qnnrules/graph/Graph.h"
 #include "qnnrules/passes/EncodingMerge.h"
 #include "qnnrules/passes/LoweringRewrites.h"
 #include "qnnrules/io/ReaderModules.h"
 #include "qnnrules/pipeline/RunReport.h"
-#include "qnnrules/rules/RuleRegistry.h"
+#include "qnnrules/load/RuleRegistry.h"
 #include "qnnrules/validate/Validator.h"
 
 namespace qnnrules {

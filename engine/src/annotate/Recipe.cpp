@@ -6,7 +6,7 @@
 #include <array>
 #include <limits>
 
-#include "../rules/StrictYaml.h"
+#include "../yaml/StrictYaml.h"
 
 namespace qnnrules {
 

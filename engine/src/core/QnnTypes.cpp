@@ -98,4 +98,29 @@ int containerBits(QnnDatatype t) {
   return 0;
 }
 
+namespace {
+
+template <typename Set, typename NameFn>
+std::string joinSet(Set s, NameFn name) {
+  std::string out;
+  int n = 0, total = 0;
+  s.forEach([&](auto) { ++total; });
+  s.forEach([&](auto e) {
+    if (n > 0) out += (n == total - 1) ? " or " : ", ";
+    out += name(e);
+    ++n;
+  });
+  return out;
+}
+
+}  // namespace
+
+std::string datatypeSetText(DatatypeSet s) {
+  return joinSet(s, [](QnnDatatype t) { return std::string(datatypeName(t)); });
+}
+
+std::string encodingSetText(EncodingSet s) {
+  return joinSet(s, [](Encoding e) { return std::string(encodingName(e)); });
+}
+
 }  // namespace qnnrules

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "qnnrules/report/JsonWriter.h"
+#include "qnnrules/core/JsonWriter.h"
 
 namespace qnnrules {
 

@@ -221,7 +221,7 @@ class Builder {
     if (kind == "as_scalar_type") {
       int64_t code = v.integer();
       std::optional<ScalarType> t = scalarTypeOf(code);
-      // The adapter writes a torch.dtype argument by its name ("int8"), which QdqReader reads.
+      // The adapter writes a torch.dtype argument by its name ("int8"), which the Q/DQ fold reads.
       return stringValue(t ? std::string(scalarTypeName(*t)) : "scalar_type_" + std::to_string(code));
     }
     if (kind == "as_memory_format") return stringValue("memory_format_" + std::to_string(v.integer()));
@@ -245,7 +245,7 @@ class Builder {
   // After convert_pt2e, scales and zero points that are tensors (per-channel, the `.tensor`
   // forms, torchao's affine ops) are lifted buffers or constants. Their values replace the
   // reference, so the quantize/dequantize node carries literals as in a JSON QDQ graph and
-  // QdqReader folds real scales. A tensor whose bytes cannot be read stays a reference (the
+  // The Q/DQ fold (QdqFold.h) folds real scales. A tensor whose bytes cannot be read stays a reference (the
   // scale is then unknown, as for any tensor-valued scale).
   void inlineQParams(const Json& in, std::string_view target, Argument& a) {
     std::string_view name = in.at("name").string();

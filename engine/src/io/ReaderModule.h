@@ -2,7 +2,7 @@
 // libprotobuf) and the torch.export reader (libzip, which brings libcrypto, libbz2 and liblzma)
 // are modules of their own, loaded with dlopen the first time a run reads such a file
 // (OnnxModule.h, Pt2Module.h): a run that reads none never loads those libraries, whose symbol
-// relocation and static initialisers were most of every process's start-up (docs/architecture.md,
+// relocation and static initialisers were most of every process's start-up (docs/performance.md,
 // "Cold start, measured"). Internal to the engine.
 #pragma once
 
@@ -11,10 +11,6 @@
 
 namespace qnnrules {
 
-// The file the engine runs from, canonical: the executable (/proc/self/exe) when the engine is
-// linked into it, else the shared object that links it (a Python extension, an embedder's
-// library), found with dladdr. Empty when neither can be found.
-std::filesystem::path runningObjectPath();
 
 // One module's file name and the places a build and an install put it (set by
 // qnnrules_reader_module in engine/CMakeLists.txt).

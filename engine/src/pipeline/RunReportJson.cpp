@@ -6,7 +6,7 @@
 #include "qnnrules/pipeline/RunReportFormat.h"
 #include "qnnrules/report/Baseline.h"
 #include "qnnrules/report/DelegatedViolations.h"
-#include "qnnrules/report/JsonWriter.h"
+#include "qnnrules/core/JsonWriter.h"
 #include "qnnrules/report/OpSummary.h"
 #include "qnnrules/report/PlacementRuns.h"
 #include "qnnrules/report/RuleDigest.h"

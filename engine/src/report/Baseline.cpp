@@ -1,7 +1,6 @@
 // Baselines (report/Baseline.h).
 #include "qnnrules/report/Baseline.h"
 
-#include "qnnrules/pipeline/RunReport.h"
 
 #include <nlohmann/json.hpp>
 
@@ -107,11 +106,6 @@ BaselineComparison compareWithBaseline(DiagnosticList& diagnostics, const Baseli
   for (size_t i = 0; i < baseline.findings.size(); ++i)
     if (!matched[i]) out.absent.push_back(baseline.findings[i]);
   return out;
-}
-
-void applyBaseline(RunReport& report, const Baseline& baseline) {
-  if (!report.ok()) return;
-  report.baseline = std::make_shared<BaselineComparison>(compareWithBaseline(report.validation.diagnostics, baseline));
 }
 
 }  // namespace qnnrules

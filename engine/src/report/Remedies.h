@@ -1,6 +1,6 @@
 // What a diagnostic tells its reader to do, in the words of the tool that made the graph, and
 // where the node sits in the model. Run once over a run's diagnostics, after validation
-// (pipeline/Pipeline.cpp); only diagnostics are touched, never the per-node path.
+// (EnginePipeline.cpp); only diagnostics are touched, never the per-node path.
 //
 // - Hints by input kind: the checks write pt2e remedies (a FixedQParams observer, a
 //   SharedQuantizationSpec); for an ONNX model they become ONNX Runtime's
@@ -15,8 +15,8 @@
 #pragma once
 
 #include "qnnrules/graph/Graph.h"
-#include "qnnrules/report/Diagnostic.h"
-#include "qnnrules/rules/RuleSet.h"
+#include "qnnrules/core/Diagnostic.h"
+#include "qnnrules/model/RuleSet.h"
 
 namespace qnnrules {
 

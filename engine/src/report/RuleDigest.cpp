@@ -7,7 +7,7 @@
 #include <fstream>
 #include <set>
 
-#include "qnnrules/rules/RuleSet.h"
+#include "qnnrules/model/RuleSet.h"
 
 namespace qnnrules {
 

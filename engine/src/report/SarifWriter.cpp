@@ -8,8 +8,8 @@
 #include <utility>
 
 #include "qnnrules/report/Baseline.h"
-#include "qnnrules/report/DiagnosticCodes.h"
-#include "qnnrules/rules/RuleSet.h"
+#include "qnnrules/core/DiagnosticCodes.h"
+#include "qnnrules/model/RuleSet.h"
 
 namespace qnnrules {
 

@@ -4,23 +4,6 @@
 #include "constraints/ConstraintKind.h"
 
 namespace qnnrules {
-namespace {
-
-template <typename Set, typename NameFn>
-std::string joinSet(Set s, NameFn name) {
-  std::string out;
-  int n = 0, total = 0;
-  s.forEach([&](auto) { ++total; });
-  s.forEach([&](auto e) {
-    if (n > 0) out += (n == total - 1) ? " or " : ", ";
-    out += name(e);
-    ++n;
-  });
-  return out;
-}
-
-}  // namespace
-
 std::string portLabel(const PortDecl& port, int listIndex, int position) {
   std::string s = port.isInput ? "in[" : "out[";
   s += std::to_string(position >= 0 ? position : static_cast<int>(port.index));
@@ -33,14 +16,6 @@ std::string portLabel(const PortDecl& port, int listIndex, int position) {
   s += ' ';
   s += port.name;
   return s;
-}
-
-std::string datatypeSetText(DatatypeSet s) {
-  return joinSet(s, [](QnnDatatype t) { return std::string(datatypeName(t)); });
-}
-
-std::string encodingSetText(EncodingSet s) {
-  return joinSet(s, [](Encoding e) { return std::string(encodingName(e)); });
 }
 
 std::string bitwidthSetText(uint64_t mask) {

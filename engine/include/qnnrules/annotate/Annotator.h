@@ -11,11 +11,11 @@
 #include <string_view>
 #include <vector>
 
-#include "qnnrules/report/Diagnostic.h"
+#include "qnnrules/core/Diagnostic.h"
 #include "qnnrules/graph/Graph.h"
-#include "qnnrules/annotate/QuantConfig.h"
+#include "qnnrules/model/QuantConfig.h"
 #include "qnnrules/annotate/Recipe.h"
-#include "qnnrules/rules/RuleSet.h"
+#include "qnnrules/model/RuleSet.h"
 #include "qnnrules/core/Status.h"
 
 namespace qnnrules {

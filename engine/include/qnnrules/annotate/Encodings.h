@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "qnnrules/report/Diagnostic.h"
+#include "qnnrules/core/Diagnostic.h"
 #include "qnnrules/graph/Graph.h"
 #include "qnnrules/core/QnnTypes.h"
-#include "qnnrules/rules/RuleSet.h"
+#include "qnnrules/model/RuleSet.h"
 
 namespace qnnrules {
 

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "qnnrules/report/Diagnostic.h"
-#include "qnnrules/annotate/QuantConfig.h"
-#include "qnnrules/rules/RuleLoader.h"
+#include "qnnrules/core/Diagnostic.h"
+#include "qnnrules/model/QuantConfig.h"
+#include "qnnrules/core/LoadLimits.h"
 #include "qnnrules/core/Status.h"
 
 namespace re2 {

@@ -3,6 +3,8 @@
 // so rule files read like the SDK documentation.
 #pragma once
 
+#include <string>
+
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -65,5 +67,9 @@ class EnumSet {
 
 using DatatypeSet = EnumSet<QnnDatatype>;
 using EncodingSet = EnumSet<Encoding>;
+
+// The members of a set in words, for diagnostics and docs.
+std::string datatypeSetText(DatatypeSet s);   // "UFIXED_POINT_8 or UFIXED_POINT_16"
+std::string encodingSetText(EncodingSet s);   // "SCALE_OFFSET or AXIS_SCALE_OFFSET"
 
 }  // namespace qnnrules

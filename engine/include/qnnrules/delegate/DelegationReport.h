@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "qnnrules/report/Diagnostic.h"
+#include "qnnrules/core/Diagnostic.h"
 #include "qnnrules/graph/Graph.h"
 
 namespace qnnrules {

@@ -6,12 +6,12 @@
 #include <optional>
 #include <string>
 
-#include "qnnrules/delegate/DelegationPolicy.h"
+#include "qnnrules/model/DelegationPolicy.h"
 #include "qnnrules/delegate/DelegationReport.h"
 #include "qnnrules/passes/LoweringRewrites.h"
 #include "qnnrules/graph/Graph.h"
-#include "qnnrules/rules/RuleSet.h"
-#include "qnnrules/rules/Soc.h"
+#include "qnnrules/model/RuleSet.h"
+#include "qnnrules/model/Soc.h"
 #include "qnnrules/graph/UserIndex.h"
 #include "qnnrules/validate/Validator.h"
 #include "qnnrules/passes/Prune.h"

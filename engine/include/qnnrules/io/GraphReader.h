@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <string>
 
-#include "qnnrules/report/Diagnostic.h"
+#include "qnnrules/core/Diagnostic.h"
 #include "qnnrules/graph/Graph.h"
 #include "qnnrules/core/Status.h"
 #include "qnnrules/io/ReaderModules.h"

@@ -10,7 +10,7 @@
 #include <cstddef>
 
 #include "qnnrules/graph/Graph.h"
-#include "qnnrules/rules/RuleSet.h"
+#include "qnnrules/model/RuleSet.h"
 
 namespace qnnrules {
 

@@ -3,7 +3,7 @@
 // Every ONNX node becomes a call node named after the node (or its first output) with the
 // target "onnx::<OpType>" ("<domain>::<OpType>" outside the default domain), its inputs as
 // positional tensor arguments and its attributes as keyword arguments. QuantizeLinear and
-// DequantizeLinear become the graph's quantize/dequantize nodes, so foldQdq (QdqReader.h)
+// DequantizeLinear become the graph's quantize/dequantize nodes, so foldQdq (QdqFold.h)
 // folds them as it folds converted pt2e graphs; bindOnnxOps (OnnxBinding.h) then maps the
 // onnx:: nodes onto the rules. Initializers are parameters; weights are never read (external
 // data is fine), only the scales and zero points of Q/DQ nodes. Shapes come from value_info,

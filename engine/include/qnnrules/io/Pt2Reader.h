@@ -7,7 +7,7 @@
 // re-created for multi-output ops), arguments by schema position, module paths from
 // nn_module_stack, outputs with dtype and shape. Weights are not read; the scales and zero
 // points that a converted (pt2e) graph keeps in small lifted tensors are, and are written as
-// literal arguments of its quantize/dequantize nodes, so QdqReader folds them as it folds a
+// literal arguments of its quantize/dequantize nodes, so the Q/DQ fold (QdqFold.h) folds them as it folds a
 // JSON QDQ graph.
 #pragma once
 

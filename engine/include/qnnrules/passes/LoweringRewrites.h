@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "qnnrules/graph/Graph.h"
-#include "qnnrules/report/Diagnostic.h"
-#include "qnnrules/rules/Lowering.h"
-#include "qnnrules/rules/RuleSet.h"
+#include "qnnrules/core/Diagnostic.h"
+#include "qnnrules/model/Lowering.h"
+#include "qnnrules/model/RuleSet.h"
 
 namespace qnnrules {
 

@@ -11,9 +11,9 @@
 #include <limits>
 #include <vector>
 
-#include "qnnrules/report/Diagnostic.h"
+#include "qnnrules/core/Diagnostic.h"
 #include "qnnrules/graph/Graph.h"
-#include "qnnrules/rules/RuleSet.h"
+#include "qnnrules/model/RuleSet.h"
 
 namespace qnnrules {
 

@@ -5,7 +5,7 @@
 
 #include "qnnrules/delegate/DelegationReport.h"
 #include "qnnrules/graph/Graph.h"
-#include "qnnrules/report/Diagnostic.h"
+#include "qnnrules/core/Diagnostic.h"
 
 namespace qnnrules {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "qnnrules/core/Status.h"
-#include "qnnrules/report/Diagnostic.h"
+#include "qnnrules/core/Diagnostic.h"
 
 namespace qnnrules {
 
@@ -54,8 +54,5 @@ struct BaselineComparison {
 // (order kept in both), leaving the new ones; the baseline's unmatched findings are `absent`.
 BaselineComparison compareWithBaseline(DiagnosticList& diagnostics, const Baseline& baseline);
 
-struct RunReport;
-// compareWithBaseline on a run's findings (RunReport::baseline); a run that stopped is left as is.
-void applyBaseline(RunReport& report, const Baseline& baseline);
 
 }  // namespace qnnrules

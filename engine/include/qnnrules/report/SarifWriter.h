@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "qnnrules/report/Diagnostic.h"
+#include "qnnrules/core/Diagnostic.h"
 
 namespace qnnrules {
 

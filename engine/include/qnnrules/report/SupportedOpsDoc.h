@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "qnnrules/rules/BackendManifest.h"
-#include "qnnrules/rules/RuleSet.h"
-#include "qnnrules/rules/Soc.h"
+#include "qnnrules/model/BackendManifest.h"
+#include "qnnrules/model/RuleSet.h"
+#include "qnnrules/model/Soc.h"
 
 namespace qnnrules {
 

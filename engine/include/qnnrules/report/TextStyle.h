@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "qnnrules/report/Diagnostic.h"
+#include "qnnrules/core/Diagnostic.h"
 #include "qnnrules/report/Verdict.h"
 
 namespace qnnrules {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "qnnrules/rules/Rule.h"
+#include "qnnrules/model/Rule.h"
 
 namespace qnnrules {
 
@@ -14,8 +14,6 @@ namespace qnnrules {
 // port was bound at (default: the port's declared index).
 std::string portLabel(const PortDecl& port, int listIndex = -1, int position = -1);
 
-std::string datatypeSetText(DatatypeSet s);   // "UFIXED_POINT_8 or UFIXED_POINT_16"
-std::string encodingSetText(EncodingSet s);   // "SCALE_OFFSET or AXIS_SCALE_OFFSET"
 std::string bitwidthSetText(uint64_t mask);   // "4 or 8"
 std::string scaleText(const PortConstraint& c);  // "1/256 (0.00390625)"
 

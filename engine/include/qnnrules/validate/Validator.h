@@ -5,10 +5,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "qnnrules/report/Diagnostic.h"
+#include "qnnrules/core/Diagnostic.h"
 #include "qnnrules/graph/Graph.h"
-#include "qnnrules/rules/RuleSet.h"
-#include "qnnrules/rules/Soc.h"
+#include "qnnrules/model/RuleSet.h"
+#include "qnnrules/model/Soc.h"
 
 namespace qnnrules {
 

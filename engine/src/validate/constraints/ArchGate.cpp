@@ -1,6 +1,6 @@
 #include "ArchGate.h"
 
-#include "../../rules/EnumNames.h"
+#include "../../model/EnumNames.h"
 #include "qnnrules/validate/ConstraintText.h"
 
 namespace qnnrules {

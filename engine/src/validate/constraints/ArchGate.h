@@ -6,11 +6,11 @@
 #include <optional>
 #include <string>
 
-#include "../../rules/StrictYaml.h"
-#include "qnnrules/report/Diagnostic.h"
-#include "qnnrules/rules/BackendManifest.h"
-#include "qnnrules/rules/Rule.h"
-#include "qnnrules/rules/Soc.h"
+#include "../../yaml/StrictYaml.h"
+#include "qnnrules/core/Diagnostic.h"
+#include "qnnrules/model/BackendManifest.h"
+#include "qnnrules/model/Rule.h"
+#include "qnnrules/model/Soc.h"
 
 namespace qnnrules {
 

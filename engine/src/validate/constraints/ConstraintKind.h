@@ -14,10 +14,10 @@
 #include <string_view>
 
 #include "../BoundTensor.h"
-#include "../../rules/StrictYaml.h"
-#include "qnnrules/report/Diagnostic.h"
-#include "qnnrules/rules/BackendManifest.h"
-#include "qnnrules/rules/Rule.h"
+#include "../../yaml/StrictYaml.h"
+#include "qnnrules/core/Diagnostic.h"
+#include "qnnrules/model/BackendManifest.h"
+#include "qnnrules/model/Rule.h"
 
 namespace qnnrules {
 

@@ -1,0 +1,89 @@
+// What a backend's rule table is built from (rules/<backend>/backend.yaml): its description,
+// the backend it extends and the targets it excludes from it, and the backend-wide facts that
+// narrow every variant (datatypes and encodings the backend has at all, symmetric-only
+// quantization, whether HTP arch gates mean anything, whether it takes quantized types).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "qnnrules/core/Diagnostic.h"
+#include "qnnrules/model/Rule.h"
+#include "qnnrules/core/SourceMark.h"
+#include "qnnrules/core/Status.h"
+#include "qnnrules/model/Soc.h"
+
+namespace qnnrules {
+
+// Targets of the parent backend that this backend lacks, and why.
+struct Exclusion {
+  std::vector<std::string> targets;
+  std::vector<SourceMark> targetMarks;  // parallel to targets
+  std::string why;
+  SourceMark mark;
+};
+
+// What a backend decides about delegation beyond its rules (ExecuTorch's LPAI partitioner
+// keeps boundary conversions on CPU and needs the whole graph in one partition).
+struct DelegationFacts {
+  bool requireFullDelegation = false;   // lowering fails unless the graph is one partition
+  std::string inputQuantizeOnCpu;       // non-empty: the quantize of a graph input stays on CPU, because ...
+  std::string outputDequantizeOnCpu;    // non-empty: the dequantize of a graph output stays on CPU, because ...
+  bool any() const { return requireFullDelegation || !inputQuantizeOnCpu.empty() || !outputDequantizeOnCpu.empty(); }
+};
+
+struct BackendManifest {
+  std::string backend;           // equals the folder name
+  std::string description;       // one sentence, for docs and listings
+  std::string extends;           // parent backend; empty = none
+  SourceMark extendsMark;
+  std::vector<Exclusion> exclude;
+  // Backend-wide facts. Unset sets mean "no restriction" (HTP, and backends without a manifest).
+  std::optional<DatatypeSet> datatypes;  // every datatype a port may have on this backend
+  std::optional<EncodingSet> encodings;  // every encoding a quantized port may use
+  bool symmetric = false;                // every quantized port is symmetric (unless its qparams are fixed or shared)
+  bool htpArchGates = true;              // false: min_arch means nothing here (inherited gates are dropped)
+  bool quantized = true;                 // false: the backend takes no quantized types at all
+  std::string whyNotQuantized;           // the sentence diagnostics give when quantized is false
+  // The SoC table column a SoC needs for this backend ("lpai": its lpai version); empty = any SoC.
+  std::string requiresSoc;
+  // The HTP architectures the backend's gates name, oldest first (docs columns); empty = every
+  // architecture the engine knows.
+  std::vector<HtpArch> htpArchs;
+  DelegationFacts delegation;
+  SourceMark mark;                       // the manifest file
+};
+
+// Rewrites a rule of the parent backend into this backend: its id takes this backend's prefix
+// ("htp.conv2d" -> "lpai.conv2d"), it remembers where it came from, and its variants are
+// narrowed by the manifest's facts (see narrowVariant). A variant that loses every datatype or
+// encoding of a port is dropped and named in Rule::notes. `via` is where the inheritance was
+// declared (the manifest's `extends`, or a rule's own `extends`).
+Rule inheritRule(const Rule& parent, const BackendManifest& manifest, const SourceMark& via);
+
+// The id a parent rule has in this backend.
+std::string inheritedId(const std::string& parentId, const std::string& parentBackend, const std::string& backend);
+
+// Applies the manifest's facts to one variant. Returns the reason the variant cannot exist on
+// this backend ("port input allows only FLOAT_16, which lpai does not have"), or nullopt when
+// it survives (possibly narrowed). Inherited variants are narrowed; written ones are checked
+// by the loader instead, so that a typo in a rule is an error rather than a silent drop.
+std::optional<std::string> narrowVariant(const Rule& rule, Variant& v, const BackendManifest& manifest);
+
+// Whether `soc` can run `manifest`'s backend (requires_soc); the error names the SoCs that
+// can. A null manifest takes any SoC.
+Status checkSocRequirement(const BackendManifest* manifest, const std::string& backend, const SocInfo& soc,
+                           const SocTable& socs);
+
+// The SoCs of the table that can run the backend, by requirement value ("LPAI V6: SM8850"), for
+// docs; "any SoC" when the backend takes any.
+std::string socScopeText(const BackendManifest* manifest, const SocTable& socs);
+
+// The HTP architectures of the backend's gates (manifest htp_archs, or every known one).
+std::vector<HtpArch> gateArchs(const BackendManifest* manifest);
+
+// Marks every quantized port without fixed or shared qparams symmetric (manifest.symmetric).
+void applySymmetric(Variant& v, const BackendManifest& manifest);
+
+}  // namespace qnnrules

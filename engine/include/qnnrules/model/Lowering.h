@@ -1,0 +1,84 @@
+// A lowering path: the road a graph takes from the user's file to the QNN backend (ONNX
+// Runtime's QNN execution provider for ONNX models, ExecuTorch's Qualcomm delegate for
+// torch.export programs). The backend judges what the path hands it, not the file: the path
+// rewrites some encodings first, and decides what a node the backend refuses becomes (CPU
+// fallback, or a failed session). A path is data: rules/lowering/<name>.yaml
+// (docs/rule-format.md, "Lowering paths").
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "qnnrules/core/QnnTypes.h"
+#include "qnnrules/core/SourceMark.h"
+#include "qnnrules/core/Diagnostic.h"
+#include "qnnrules/core/LoadLimits.h"
+
+namespace qnnrules {
+
+// Where a graph comes from; a path is the default for some of them.
+enum class GraphSource : uint8_t { kJson, kOnnx, kPt2, kCount };
+std::string_view graphSourceName(GraphSource s);  // "json", "onnx", "pt2"
+
+// One encoding the path changes before the backend sees it. It applies to a node of one of
+// `rules` whose ports carry the datatypes in `when` (port name -> datatype); it changes port
+// `port`: its datatype (keeping the represented range), symmetry, or fixed scale and offset.
+struct LoweringRewrite {
+  std::string id;
+  std::vector<std::string> rules;                               // rule ids
+  std::vector<std::pair<std::string, QnnDatatype>> when;        // port name -> datatype it must carry
+  // Input port -> whether it must read a static tensor (a parameter or constant): true, or a
+  // computed one: false. A path may lower a node differently by that (ORT: a MatMul whose input 1
+  // is a constant becomes FullyConnected, whose 16-bit weight is not converted to 8 bits).
+  std::vector<std::pair<std::string, bool>> readsStatic;
+  // Ports whose encodings must differ in scale (the first's from any other's): ORT's QNN EP
+  // groups DQ -> op -> Q into one quantized op only when the scales agree.
+  std::vector<std::string> scalesDiffer;
+  bool setFloat = false;                                        // the port is handed to QNN as float32
+  std::string port;                                             // the port rewritten
+  std::optional<QnnDatatype> setDatatype;
+  bool setSymmetric = false;
+  std::optional<double> setScale;
+  std::string setScaleText;                                     // as written ("1/65536")
+  std::optional<int64_t> setOffset;                             // QNN offset (= -zero_point)
+  std::string says;                                             // the sentence reports print
+  SourceMark mark;
+};
+
+struct LoweringPath {
+  std::string name;                       // "ort-qnn"
+  std::string description;                // one sentence
+  std::vector<GraphSource> defaultFor;    // inputs this path is the default for
+  // ONNX op types the path lays out for the backend before asking it: a refusal of such a node
+  // fails the whole session instead of falling back to CPU.
+  std::vector<std::string> sessionFailureOnnxOps;
+  std::string sessionFailureMessage;
+  SourceMark sessionFailureMark;
+  std::vector<LoweringRewrite> rewrites;
+  // The path drops a conversion to the dtype its input has and merges the encodings on either
+  // side into one (ORT: CastElimination, then DoubleQDQPairsRemover): the producer's output and
+  // the conversion's users then carry the intersection of the two ranges.
+  bool mergeEncodingsAcrossNoOps = false;
+  SourceMark mark;
+  std::string origin;                     // the rules directory it came from
+};
+
+// All paths of the search path (a later directory's path of the same name replaces it).
+struct LoweringTable {
+  std::vector<std::shared_ptr<const LoweringPath>> paths;
+  const LoweringPath* find(std::string_view name) const;
+  const LoweringPath* defaultFor(GraphSource source) const;
+  std::vector<std::string> names() const;
+};
+
+// rules/lowering/<name>.yaml -> one path (strict, errors with file:line:column).
+std::optional<LoweringPath> loadLoweringText(const std::string& text, const std::string& displayPath,
+                                             DiagnosticList& errors, const LoadLimits& limits = {});
+std::optional<LoweringPath> loadLoweringFile(const std::filesystem::path& file, const std::string& displayPath,
+                                             DiagnosticList& errors, const LoadLimits& limits = {});
+
+}  // namespace qnnrules

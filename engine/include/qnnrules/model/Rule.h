@@ -1,0 +1,92 @@
+// Rules as loaded from YAML: which ATen targets lower to which QNN op, how they are
+// annotated, and the per-port constraint variants. Every part keeps its SourceMark.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "qnnrules/model/AnnotationPattern.h"
+#include "qnnrules/core/QnnTypes.h"
+#include "qnnrules/core/SourceMark.h"
+#include "qnnrules/model/OnnxMapping.h"
+
+namespace qnnrules {
+
+enum class RuleKind : uint8_t {
+  kOp,           // lowers to a QNN op; validated against its variants
+  kStructural,   // graph plumbing (getitem, identity at inference): no QNN op, nothing to check
+  kUnsupported,  // declared unsupported on this backend, with a reason
+};
+
+// A port of the op: an input bound to a positional argument, or an output by index.
+struct PortDecl {
+  std::string name;
+  bool isInput = true;
+  int index = 0;          // argument position (inputs) or output index (outputs)
+  bool optional = false;  // may be absent (e.g. bias)
+  bool variadic = false;  // this and every following tensor (list elements included)
+  SourceMark mark;
+};
+
+// What one variant allows on one port.
+struct PortConstraint {
+  DatatypeSet datatypes;                // required, non-empty
+  EncodingSet encodings;                // empty = no encoding (float/integer ports)
+  uint64_t bitwidths = 0;               // bit n set = n-bit allowed; 0 = any
+  std::optional<bool> symmetric;
+  std::optional<int> axis;              // required per-channel axis
+  std::optional<double> scale;          // fixed scale
+  std::optional<int64_t> offset;        // fixed QNN offset (= -zero_point)
+  std::string scaleText;                // as written ("1/256"), for messages and docs
+  int sharedWith = -1;                  // index into Rule::ports; -1 = none
+  // Kinds (bits over constraintKinds(), validate/constraints/) that the reference quantizer
+  // recommends but the backend does not require (YAML `recommended: [scale, offset]`): a
+  // violation is a warning and never keeps the node off the backend; the annotator still
+  // writes the recommended value.
+  uint16_t recommended = 0;
+  SourceMark mark;
+};
+
+struct Variant {
+  std::string name;
+  std::string description;               // optional; the sentence used for gate messages
+  std::vector<PortConstraint> ports;     // parallel to Rule::ports
+  HtpArch minArch = HtpArch::kNone;      // gate: needs this HTP arch or newer
+  // Below minArch QNN's op validation still accepts the node and graph finalize then fails:
+  // the whole graph does not compile, whatever the lowering path (YAML gate_fails_at: finalize).
+  bool gateAtFinalize = false;
+  std::string hint;                      // how to fix a gate failure ("use 16a8w")
+  SourceMark mark;
+};
+
+struct Rule {
+  std::string id;                        // stable, e.g. "htp.conv2d"
+  RuleKind kind = RuleKind::kOp;
+  std::vector<std::string> targets;      // ATen targets, e.g. "aten.conv2d.default"
+  std::string qnnOp;                     // QNN op type ("Conv2d"); empty unless kind == kOp
+  AnnotationPattern pattern = AnnotationPattern::kNone;
+  std::string description;               // one sentence: docs and diagnostics use it verbatim
+  std::string reason;                    // kUnsupported: why
+  std::vector<PortDecl> ports;           // inputs first (argument order), then outputs
+  std::vector<Variant> variants;
+  std::vector<OnnxMapping> onnx;         // ONNX op types that reach this rule (io/OnnxMapping.h)
+  SourceMark mark;                       // where it is written (for an inherited rule: the parent's file)
+  std::string origin;                    // the rules directory it came from ("builtin" or a path)
+
+  // Set when the rule comes from the backend this one extends (rules/<backend>/backend.yaml):
+  // the parent rule's id ("htp.conv2d") and where the inheritance was declared (the manifest's
+  // `extends`, or the overriding rule's own `extends`).
+  std::string inheritedFrom;
+  SourceMark via;
+  std::vector<std::string> notes;        // what inheriting changed ("variant a16w4 dropped: ...")
+  // Non-empty on a backend that takes no quantized types (GPU): the sentence to report when a
+  // port carries a quantized annotation, instead of "no matching variant".
+  std::string noQuantizedTypes;
+
+  int findPort(std::string_view name) const;
+  const Variant* findVariant(std::string_view name) const;  // nullptr when none has that name
+};
+
+}  // namespace qnnrules

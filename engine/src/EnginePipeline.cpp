@@ -1,0 +1,252 @@
+// The engine's one pipeline (pipeline/RunReport.h): Engine::run and the narrower entry points
+// built on it (analyze, validate), so every front end gets the same graph, the same
+// diagnostics in the same order, and the same delegation report.
+#include <utility>
+
+#include "qnnrules/Engine.h"
+#include "qnnrules/delegate/Partitioner.h"
+#include "qnnrules/graph/UserIndex.h"
+#include "qnnrules/io/GraphReader.h"
+#include "qnnrules/io/OnnxBinding.h"
+#include "qnnrules/passes/NumericChecks.h"
+#include "qnnrules/passes/Prune.h"
+#include "qnnrules/passes/QdqFold.h"
+#include "report/Remedies.h"
+
+namespace qnnrules {
+namespace detail {
+
+// The graph as the passes change it: the caller's graph is borrowed until a pass needs to
+// change it (fold, ONNX binding, annotation), then copied once; a graph read from a file is
+// owned from the start and never copied.
+class WorkingGraph {
+ public:
+  explicit WorkingGraph(const Graph& borrowed) : borrowed_(&borrowed) {}
+  explicit WorkingGraph(Graph&& owned) : owned_(std::move(owned)) {}
+
+  const Graph& get() const { return owned_ ? *owned_ : *borrowed_; }
+  Graph& mutate() {
+    if (!owned_) owned_ = *borrowed_;
+    return *owned_;
+  }
+  void replace(Graph&& g) { owned_ = std::move(g); }
+  std::shared_ptr<const Graph> share() {
+    if (owned_) return std::make_shared<const Graph>(std::move(*owned_));
+    return std::shared_ptr<const Graph>(std::shared_ptr<const Graph>(), borrowed_);  // aliasing, no ownership
+  }
+
+ private:
+  const Graph* borrowed_ = nullptr;
+  std::optional<Graph> owned_;
+};
+
+}  // namespace detail
+
+using detail::WorkingGraph;
+
+namespace {
+
+void stop(RunReport& r, RunStage stage, Status status, DiagnosticList errors) {
+  r.stoppedAt = stage;
+  r.status = std::move(status);
+  r.stageErrors = std::move(errors);
+}
+
+std::vector<uint8_t> skipMask(const PruneResult& pruned) {
+  std::vector<uint8_t> skip(pruned.kind.size());
+  for (size_t i = 0; i < pruned.kind.size(); ++i) skip[i] = pruned.kind[i] != PruneKind::kKept;
+  return skip;
+}
+
+// The rules' checks, then the quantization-parameter checks, on the nodes pruning kept.
+ValidationResult check(const Graph& g, const RuleSet& rules, const SocInfo& soc, ValidateOptions vo,
+                       const PruneResult& pruned) {
+  vo.skipNodes = skipMask(pruned);
+  ValidationResult r = validateGraph(g, rules, soc, vo);
+  NumericCheckOptions no;
+  no.skipNodes = std::move(vo.skipNodes);
+  DiagnosticList numeric = checkQuantParams(g, rules, no);
+  r.diagnostics.insert(r.diagnostics.end(), numeric.begin(), numeric.end());
+  return r;
+}
+
+// A stopped run as the narrow entry points report it: the stage's errors as diagnostics.
+ValidationResult stoppedValidation(const RunReport& r) {
+  ValidationResult v;
+  v.diagnostics = r.stageErrors;
+  if (v.diagnostics.empty()) {
+    Diagnostic d;
+    d.code = DiagCode::kQdqMismatch;
+    d.message = "the quantize/dequantize nodes could not be folded: " + r.status.message();
+    v.diagnostics.push_back(std::move(d));
+  }
+  applyMode(v, r.mode);
+  return v;
+}
+
+}  // namespace
+
+std::string_view runStageName(RunStage s) {
+  switch (s) {
+    case RunStage::kNone: return "";
+    case RunStage::kRules: return "rules";
+    case RunStage::kBackendOption: return "backend-option";
+    case RunStage::kGraph: return "graph";
+    case RunStage::kAnnotation: return "annotation";
+  }
+  return "";
+}
+
+std::string RunReport::graphLabel() const {
+  if (!graphPath.empty()) return graphPath;
+  return graph ? graph->name : std::string();
+}
+
+RunReport Engine::startReport(const RunOptions& options) const {
+  RunReport r;
+  r.graphPath = options.graphPath.string();
+  r.backend = options_.backend;
+  r.socDefaulted = options_.soc.empty();
+  r.mode = options_.mode;
+  r.times[Phase::kRuleLoad] = loadTime_;
+  if (!ok()) {
+    // Bad --backend-option settings are option errors; everything else is rule loading.
+    const bool optionError = status_.code() == StatusCode::kInvalidArgument && !loadErrors_.empty();
+    stop(r, optionError ? RunStage::kBackendOption : RunStage::kRules, status_, loadErrors_);
+    return r;
+  }
+  r.soc = soc_;
+  r.ruleDirs = ruleDirs();
+  r.backendOptions = backendOptions_;
+  r.optionTable = optionTable_;
+  r.rules = rules_;
+  return r;
+}
+
+RunReport Engine::run(const RunOptions& options) const {
+  RunReport r = startReport(options);
+  if (!r.ok()) return r;
+  GraphReadResult read;
+  {
+    PhaseTimer timer(r.times, Phase::kRead);
+    read = readGraphFile(options.graphPath);
+  }
+  if (!read.ok()) {
+    stop(r, RunStage::kGraph, read.status, std::move(read.errors));
+    return r;
+  }
+  WorkingGraph g(std::move(read.graph));
+  runPasses(r, g, options);
+  return r;
+}
+
+RunReport Engine::run(const Graph& graph, const RunOptions& options) const {
+  RunReport r = startReport(options);
+  if (!r.ok()) return r;
+  WorkingGraph g(graph);
+  runPasses(r, g, options);
+  return r;
+}
+
+// Where a graph comes from, as far as choosing its lowering path goes: ONNX models carry onnx::
+// targets until they are bound to rules (the other sources share a default path).
+static GraphSource sourceOf(const Graph& g) {
+  for (const std::string& t : g.targets())
+    if (t.starts_with("onnx::")) return GraphSource::kOnnx;
+  return GraphSource::kJson;
+}
+
+void Engine::runPasses(RunReport& r, WorkingGraph& g, const RunOptions& options) const {
+  DiagnosticList before;  // fold and annotation diagnostics, reported before the rules' ones
+  const BoundLowering* lowering = loweringFor(sourceOf(g.get()));
+  if (lowering) {
+    for (const auto& p : lowerings_->paths)
+      if (p.get() == lowering->path) r.lowering = p;
+    r.loweringDefaulted = options_.lowering.empty();
+  }
+  InputKind inputKind = InputKind::kTorch;  // whose remedies the hints name (report/Remedies.h)
+  {
+    PhaseTimer timer(r.times, Phase::kFold);
+    if (isQdqGraph(g.get())) {
+      QdqFoldResult folded = foldQdq(g.get());
+      if (!folded.status.isOk()) return stop(r, RunStage::kGraph, folded.status, std::move(folded.diagnostics));
+      r.qdqNodesFolded = folded.quantizeNodes + folded.dequantizeNodes;
+      before = std::move(folded.diagnostics);
+      g.replace(std::move(folded.graph));
+    }
+    // ONNX models: onnx:: nodes onto the rules, after the fold (so weights behind a
+    // DequantizeLinear count as constants).
+    if (needsOnnxBinding(g.get(), *rules_)) {
+      bindOnnxOps(g.mutate(), *rules_);
+      inputKind = InputKind::kOnnx;
+    }
+  }
+  if (options.annotate) {
+    PhaseTimer timer(r.times, Phase::kAnnotate);
+    AnnotateResult a = annotate(g.mutate(), *options.annotate);
+    if (!a.status.isOk()) return stop(r, RunStage::kAnnotation, a.status, std::move(a.loadErrors));
+    before.insert(before.end(), std::make_move_iterator(a.diagnostics.begin()),
+                  std::make_move_iterator(a.diagnostics.end()));
+    a.diagnostics.clear();
+    r.annotation = std::move(a);
+  }
+  // What the lowering path hands the backend: its merging of encodings across the conversions it
+  // removes, then its encoding rewrites, before any rule judges.
+  if (lowering && lowering->path->mergeEncodingsAcrossNoOps) r.mergedConversions = mergeEncodingsAcrossNoOpConversions(g.mutate());
+  if (lowering && !lowering->rewrites.empty()) r.rewrites = applyLoweringRewrites(g.mutate(), *rules_, *lowering);
+  r.graph = g.share();
+  const Graph& graph = *r.graph;
+  std::optional<UserIndex> users;
+  PruneResult pruned;
+  {
+    PhaseTimer timer(r.times, Phase::kValidate);
+    users.emplace(graph);
+    pruned = pruneGraph(graph, *users);
+    r.validation = check(graph, *rules_, soc_, options_.validate, pruned);
+  }
+  if (options.partition) {
+    PhaseTimer timer(r.times, Phase::kPartition);
+    PartitionOptions po;
+    po.strict = options_.mode == Mode::kStrict;
+    po.requireFullDelegation = options_.requireFullDelegation;
+    po.pruned = &pruned;
+    po.users = &*users;
+    po.lowering = lowering;
+    // Partitioning reads the rules' diagnostics before the mode is applied.
+    r.delegation = partitionGraph(graph, *rules_, soc_, r.validation, po);
+  }
+  // The mode is applied here, once, for every front end.
+  r.validation.diagnostics.insert(r.validation.diagnostics.begin(), std::make_move_iterator(before.begin()),
+                                  std::make_move_iterator(before.end()));
+  applyMode(r.validation, options_.mode);
+  adaptDiagnostics(r.validation.diagnostics, graph, *rules_, r.backend, inputKind);
+  if (options.computeEncodings && !r.failed()) {
+    PhaseTimer timer(r.times, Phase::kEncodings);
+    r.encodings = computeEncodings(graph, *rules_);
+  }
+}
+
+GraphAnalysis Engine::analyze(const Graph& graph) const {
+  RunReport r = run(graph, RunOptions{});
+  GraphAnalysis a;
+  if (!r.ok()) {
+    a.validation = stoppedValidation(r);
+    a.graph = std::shared_ptr<const Graph>(std::shared_ptr<const Graph>(), &graph);
+    return a;
+  }
+  a.validation = std::move(r.validation);
+  a.delegation = std::move(r.delegation);
+  a.graph = std::move(r.graph);
+  a.qdqNodesFolded = r.qdqNodesFolded;
+  return a;
+}
+
+ValidationResult Engine::validate(const Graph& graph) const {
+  RunOptions o;
+  o.partition = false;
+  RunReport r = run(graph, o);
+  if (!r.ok()) return stoppedValidation(r);
+  return std::move(r.validation);
+}
+
+}  // namespace qnnrules

@@ -1,0 +1,196 @@
+#include "qnnrules/core/Diagnostic.h"
+
+#include "qnnrules/core/JsonWriter.h"
+
+namespace qnnrules {
+
+std::string_view severityName(Severity s) {
+  switch (s) {
+    case Severity::kNote: return "note";
+    case Severity::kWarning: return "warning";
+    case Severity::kError: return "error";
+  }
+  return "error";
+}
+
+std::string_view diagCodeName(DiagCode c) {
+  switch (c) {
+    case DiagCode::kNoRule: return "no-rule";
+    case DiagCode::kUnsupportedOp: return "unsupported-op";
+    case DiagCode::kNoMatchingVariant: return "no-matching-variant";
+    case DiagCode::kArchGate: return "arch-gate";
+    case DiagCode::kEncoding: return "encoding";
+    case DiagCode::kBitwidth: return "bitwidth";
+    case DiagCode::kSymmetric: return "symmetric";
+    case DiagCode::kAxis: return "axis";
+    case DiagCode::kFixedScale: return "fixed-scale";
+    case DiagCode::kFixedOffset: return "fixed-offset";
+    case DiagCode::kShared: return "shared";
+    case DiagCode::kSharedCycle: return "shared-cycle";
+    case DiagCode::kSharedUnresolved: return "shared-unresolved";
+    case DiagCode::kMissingPort: return "missing-port";
+    case DiagCode::kUnverifiable: return "unverifiable";
+    case DiagCode::kCpuFallback: return "cpu-fallback";
+    case DiagCode::kScaleNotFinite: return "scale-not-finite";
+    case DiagCode::kScaleOutOfRange: return "scale-out-of-range";
+    case DiagCode::kZeroPointOutOfRange: return "zero-point-out-of-range";
+    case DiagCode::kBiasScale: return "bias-scale";
+    case DiagCode::kChannelCount: return "channel-count";
+    case DiagCode::kBlockSize: return "block-size";
+    case DiagCode::kYamlSyntax: return "yaml-syntax";
+    case DiagCode::kUnknownKey: return "unknown-key";
+    case DiagCode::kDuplicateKey: return "duplicate-key";
+    case DiagCode::kMissingKey: return "missing-key";
+    case DiagCode::kWrongType: return "wrong-type";
+    case DiagCode::kUnknownEnumValue: return "unknown-enum-value";
+    case DiagCode::kDuplicateRuleId: return "duplicate-rule-id";
+    case DiagCode::kDuplicateTarget: return "duplicate-target";
+    case DiagCode::kUnknownPattern: return "unknown-pattern";
+    case DiagCode::kUnknownPort: return "unknown-port";
+    case DiagCode::kInvalidValue: return "invalid-value";
+    case DiagCode::kGraphSyntax: return "graph-syntax";
+    case DiagCode::kGraphSchema: return "graph-schema";
+    case DiagCode::kGraphLimit: return "graph-limit";
+    case DiagCode::kOverrideUnmatched: return "override-unmatched";
+    case DiagCode::kOverrideTie: return "override-tie";
+    case DiagCode::kDiscarded: return "discarded";
+    case DiagCode::kNotAnnotated: return "not-annotated";
+    case DiagCode::kQdqMismatch: return "qdq-mismatch";
+    case DiagCode::kNoStatistics: return "no-statistics";
+  }
+  return "unknown";
+}
+
+size_t countSeverity(const DiagnosticList& diags, Severity s) {
+  size_t n = 0;
+  for (const Diagnostic& d : diags) n += d.severity == s;
+  return n;
+}
+
+std::string formatText(const Diagnostic& d) {
+  std::string s;
+  s += severityName(d.severity);
+  s += '[';
+  s += diagCodeName(d.code);
+  s += "]: ";
+  if (!d.node.empty()) {
+    s += "node '" + d.node + "'";
+    if (!d.op.empty()) s += " (" + d.op + ")";
+    if (!d.module.empty()) s += " in module '" + d.module + "'";
+    if (!d.port.empty()) s += " port " + d.port;
+    s += ": ";
+  }
+  s += d.message;
+  s += '\n';
+  if (d.mark.known() || !d.ruleId.empty()) {
+    s += "  --> ";
+    if (d.mark.known()) s += d.mark.toString();
+    // Graph-file diagnostics locate the value by its JSON pointer, carried in `port`.
+    if (d.node.empty() && !d.port.empty()) s += " at " + d.port;
+    if (!d.ruleId.empty()) {
+      s += d.mark.known() ? " (rule " : "(rule ";
+      s += d.ruleId;
+      if (!d.variant.empty()) s += ", variant " + d.variant;
+      s += ')';
+    }
+    s += '\n';
+  }
+  if (!d.expected.empty()) s += "  expected: " + d.expected + '\n';
+  if (!d.actual.empty()) s += "  actual:   " + d.actual + '\n';
+  if (!d.hint.empty()) s += "  hint:     " + d.hint + '\n';
+  return s;
+}
+
+std::string primaryLocation(const Diagnostic& d) {
+  if (!d.node.empty()) {
+    std::string s = "node '" + d.node + "'";
+    if (!d.op.empty()) s += " (" + d.op + ")";
+    if (!d.port.empty()) s += " port " + d.port;
+    return s;
+  }
+  // A file error: the file:line:column, and the JSON pointer into it when there is one.
+  std::string s = d.mark.known() && d.ruleId.empty() ? d.mark.toString() : "";
+  if (!d.port.empty()) s += (s.empty() ? "" : " ") + std::string("at ") + d.port;
+  return s;
+}
+
+std::vector<DiagnosticNote> notesOf(const Diagnostic& d) {
+  std::vector<DiagnosticNote> notes;
+  if (!d.ruleId.empty()) {
+    std::string m = "rule " + d.ruleId;
+    if (!d.variant.empty()) m += ", variant " + d.variant;
+    notes.push_back({d.mark, std::move(m)});
+  }
+  if (!d.expected.empty()) notes.push_back({{}, "expected: " + d.expected});
+  if (!d.actual.empty()) notes.push_back({{}, "actual: " + d.actual});
+  if (!d.hint.empty()) notes.push_back({{}, "hint: " + d.hint});
+  return notes;
+}
+
+void writeJsonLocation(JsonWriter& w, std::string_view key, const SourceMark& mark) {
+  w.key(key);
+  if (!mark.known()) {
+    w.null();
+    return;
+  }
+  w.beginObject();
+  w.field("column", mark.column);
+  w.field("file", *mark.file);
+  w.field("line", mark.line);
+  w.endObject();
+}
+
+namespace {
+
+// Keys in sorted order, as the nlohmann DOM this replaces printed them (golden outputs).
+void writeJson(JsonWriter& w, const Diagnostic& d) {
+  w.beginObject();
+  w.field("actual", d.actual);
+  w.field("code", diagCodeName(d.code));
+  w.field("expected", d.expected);
+  w.field("hint", d.hint);
+  writeJsonLocation(w, "location", d.mark);
+  w.field("message", d.message);
+  if (!d.module.empty()) w.field("module", d.module);  // only when known: reports without one keep their bytes
+  w.field("node", d.node);
+  w.key("notes");
+  w.beginArray();
+  for (const DiagnosticNote& n : notesOf(d)) {
+    w.beginObject();
+    writeJsonLocation(w, "location", n.mark);
+    w.field("message", n.message);
+    w.endObject();
+  }
+  w.endArray();
+  w.field("op", d.op);
+  w.field("port", d.port);
+  w.field("primary", primaryLocation(d));
+  w.field("rule", d.ruleId);
+  w.field("severity", severityName(d.severity));
+  w.field("variant", d.variant);
+  w.endObject();
+}
+
+}  // namespace
+
+std::string formatJson(const Diagnostic& d) {
+  std::string s;
+  JsonWriter w(s, /*indent=*/-1);
+  writeJson(w, d);
+  return s;
+}
+
+std::string formatJsonArray(const DiagnosticList& diags, int level) {
+  std::string s;
+  JsonWriter w(s, /*indent=*/2, level);
+  writeJsonArray(w, diags);
+  return s;
+}
+
+void writeJsonArray(JsonWriter& w, const DiagnosticList& diags) {
+  w.beginArray();
+  for (const Diagnostic& d : diags) writeJson(w, d);
+  w.endArray();
+}
+
+}  // namespace qnnrules

@@ -1,0 +1,96 @@
+// The field list of every type the rule cache stores, one function per type, shared by the
+// writer and the reader (CacheArchive.h). A field added to one of these types must be added
+// here, and RuleCache's kFormatVersion bumped, or the cache would drop it; the tests compare a
+// cached load with a fresh one field by field through `qnn-rules docs` and a structural dump.
+#pragma once
+
+#include "qnnrules/model/QuantConfig.h"
+#include "qnnrules/model/BackendOptions.h"
+#include "qnnrules/model/BackendManifest.h"
+#include "qnnrules/model/Rule.h"
+#include "qnnrules/model/Soc.h"
+
+namespace qnnrules::rulecache {
+
+// `R` is `const T` when writing and `T` when reading.
+template <typename A, typename R>
+  requires std::is_same_v<std::remove_const_t<R>, PortDecl>
+void fields(A& a, R& p) {
+  a(p.name), a(p.isInput), a(p.index), a(p.optional), a(p.variadic), a(p.mark);
+}
+
+template <typename A, typename R>
+  requires std::is_same_v<std::remove_const_t<R>, PortConstraint>
+void fields(A& a, R& c) {
+  a(c.datatypes), a(c.encodings), a(c.bitwidths), a(c.symmetric), a(c.axis), a(c.scale), a(c.offset);
+  a(c.scaleText), a(c.sharedWith), a(c.recommended), a(c.mark);
+}
+
+template <typename A, typename R>
+  requires std::is_same_v<std::remove_const_t<R>, Variant>
+void fields(A& a, R& v) {
+  a(v.name), a(v.description), a(v.ports), a(v.minArch), a(v.gateAtFinalize), a(v.hint), a(v.mark);
+}
+
+template <typename A, typename R>
+  requires std::is_same_v<std::remove_const_t<R>, OnnxMapping>
+void fields(A& a, R& m) {
+  a(m.opType), a(m.inputs), a(m.restAsList), a(m.aten), a(m.ranks), a(m.constantInputs), a(m.activationInputs);
+  a(m.mark);
+}
+
+template <typename A, typename R>
+  requires std::is_same_v<std::remove_const_t<R>, Rule>
+void fields(A& a, R& r) {
+  a(r.id), a(r.kind), a(r.targets), a(r.qnnOp), a(r.pattern), a(r.description), a(r.reason), a(r.ports);
+  a(r.variants), a(r.onnx), a(r.mark), a(r.origin), a(r.inheritedFrom), a(r.via), a(r.notes);
+  a(r.noQuantizedTypes);
+}
+
+template <typename A, typename R>
+  requires std::is_same_v<std::remove_const_t<R>, Exclusion>
+void fields(A& a, R& x) {
+  a(x.targets), a(x.targetMarks), a(x.why), a(x.mark);
+}
+
+template <typename A, typename R>
+  requires std::is_same_v<std::remove_const_t<R>, BackendManifest>
+void fields(A& a, R& m) {
+  a(m.backend), a(m.description), a(m.extends), a(m.extendsMark), a(m.exclude), a(m.datatypes), a(m.encodings);
+  a(m.symmetric), a(m.htpArchGates), a(m.quantized), a(m.whyNotQuantized), a(m.requiresSoc), a(m.htpArchs);
+  a(m.delegation.requireFullDelegation), a(m.delegation.inputQuantizeOnCpu), a(m.delegation.outputDequantizeOnCpu);
+  a(m.mark);
+}
+
+template <typename A, typename R>
+  requires std::is_same_v<std::remove_const_t<R>, SocInfo>
+void fields(A& a, R& s) {
+  a(s.name), a(s.chipsetId), a(s.htpArch), a(s.vtcmMb), a(s.lpaiVersion), a(s.marketingName), a(s.mark);
+}
+
+template <typename A, typename R>
+  requires std::is_same_v<std::remove_const_t<R>, TensorQuant>
+void fields(A& a, R& t) {
+  a(t.dtype), a(t.quantMin), a(t.quantMax);
+}
+
+template <typename A, typename R>
+  requires std::is_same_v<std::remove_const_t<R>, QuantConfig>
+void fields(A& a, R& c) {
+  a(c.name), a(c.description), a(c.activation), a(c.weight), a(c.matmulIn1), a(c.normWeight), a(c.normBias);
+  a(c.eps), a(c.granularities), a(c.defaultGranularity), a(c.blockSize), a(c.qat), a(c.mark);
+}
+
+template <typename A, typename R>
+  requires std::is_same_v<std::remove_const_t<R>, EnumChoice>
+void fields(A& a, R& c) {
+  a(c.name), a(c.code);
+}
+
+template <typename A, typename R>
+  requires std::is_same_v<std::remove_const_t<R>, OptionSpec>
+void fields(A& a, R& o) {
+  a(o.name), a(o.type), a(o.min), a(o.max), a(o.choices), a(o.defaultValue), a(o.description), a(o.mark);
+}
+
+}  // namespace qnnrules::rulecache
