@@ -125,6 +125,12 @@ std::string socScopeText(const BackendManifest* manifest, const SocTable& socs) 
   return out.empty() ? "no SoC of the table has an " + upper(req) : out;
 }
 
+std::string hardwareText(const BackendManifest* manifest, const SocInfo& soc) {
+  if (manifest && !manifest->requiresSoc.empty()) return upper(manifest->requiresSoc) + " " + requiredColumn(soc, manifest->requiresSoc);
+  if (!manifest || manifest->htpArchGates) return "HTP " + std::string(htpArchName(soc.htpArch));
+  return {};
+}
+
 std::vector<HtpArch> gateArchs(const BackendManifest* manifest) {
   if (manifest && !manifest->htpArchs.empty()) return manifest->htpArchs;
   return {kGateArchs.begin(), kGateArchs.end()};

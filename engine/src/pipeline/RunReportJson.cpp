@@ -158,6 +158,7 @@ void writeReport(JsonWriter& w, const RunReport& r) {
   w.field("soc", r.soc.name);
   w.field("soc_defaulted", r.socDefaulted);
   w.field("htp_arch", htpArchName(r.soc.htpArch));
+  w.field("hardware", hardwareText(r.rules ? r.rules->manifest() : nullptr, r.soc));
   w.field("mode", r.mode == Mode::kWarn ? "warn" : "strict");
   w.key("lowering");
   writeLowering(w, r);

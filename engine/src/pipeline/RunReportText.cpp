@@ -41,11 +41,11 @@ void appendLowering(const RunReport& r, std::string& s) {
 // "PATH: 12 op nodes checked against htp rules for SM8650 (HTP V75), strict mode: ..."
 void appendSummaryLine(const RunReport& r, std::string& s) {
   const ValidationResult& v = r.validation;
-  const std::string target = r.backend == "lpai" ? "LPAI " + r.soc.lpaiVersion
-                                                 : "HTP " + std::string(htpArchName(r.soc.htpArch));
-  s += fmt::format("{}: {} op nodes checked against {} rules for {} ({}{}, {} mode: {} error(s), {} warning(s)",
-                   r.graphLabel(), v.nodesChecked, r.backend, r.soc.name, target,
-                   r.socDefaulted ? "; default SoC, choose with --soc)" : ")",
+  const std::string hardware = hardwareText(r.rules ? r.rules->manifest() : nullptr, r.soc);
+  std::string notes = hardware;
+  if (r.socDefaulted) notes += (notes.empty() ? "" : "; ") + std::string("default SoC, choose with --soc");
+  s += fmt::format("{}: {} op nodes checked against {} rules for {}{}, {} mode: {} error(s), {} warning(s)",
+                   r.graphLabel(), v.nodesChecked, r.backend, r.soc.name, notes.empty() ? "" : " (" + notes + ")",
                    r.mode == Mode::kWarn ? "warn" : "strict", v.errorCount(), v.warningCount());
   if (!r.delegation.ok()) s += ", full delegation not satisfied";
   if (r.failed())

@@ -78,7 +78,7 @@ inline constexpr std::string_view kAfterData = R"html(
     const h = document.getElementById("summary");
     const verdict = report.verdict || { kind: report.valid ? "valid" : "invalid", text: report.valid ? "VALID" : "INVALID" };
     h.append(el("div", { class: "verdict " + verdict.kind, id: "verdict", text: verdict.text }));
-    const arch = report.backend === "lpai" ? "" : " (HTP " + report.htp_arch + ")";
+    const arch = report.hardware ? " (" + report.hardware + ")" : "";
     h.append(el("div", { class: "facts" }, el("b", { text: report.graph }), " on ", el("b", { text: report.backend }),
       " for ", el("b", { text: report.soc + arch }), report.soc_defaulted ? " (default SoC)" : "", ", " + report.mode + " mode"));
     const s = report.summary || {}, d = report.delegation || {};

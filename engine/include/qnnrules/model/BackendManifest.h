@@ -80,6 +80,11 @@ Status checkSocRequirement(const BackendManifest* manifest, const std::string& b
 // docs; "any SoC" when the backend takes any.
 std::string socScopeText(const BackendManifest* manifest, const SocTable& socs);
 
+// The hardware a backend runs on for `soc`, as reports name it: the SoC column the backend
+// requires ("LPAI v6"), else its HTP architecture when the backend's gates are HTP gates
+// ("HTP V75"), else "" (a GPU run names no HTP version).
+std::string hardwareText(const BackendManifest* manifest, const SocInfo& soc);
+
 // The HTP architectures of the backend's gates (manifest htp_archs, or every known one).
 std::vector<HtpArch> gateArchs(const BackendManifest* manifest);
 

@@ -1,0 +1,288 @@
+"""Node-level comparison of qnnrules' delegation with the HTP backend for the Quantizer suite.
+
+Shared by tools/conformance/quantizer/run.py (which records) and
+tests/python/test_quantizer_oracle.py (which re-validates the recorded graphs with today's rules):
+no torch here, only the qnnrules package (for predict) and PyYAML (the rules' structural kinds).
+
+- predict(engine, graph_dict): the engine's verdict per compute node of a graph format v1 dict
+  (the converted GraphModule as qnnrules.torch.to_dict reads it): "delegated", or "refused" when
+  the delegation report lists it as a fallback for a reason other than `follows-cpu` (a
+  follower goes where its neighbours go: not a verdict on the node; docs/delegation.md). Compute
+  nodes are the call nodes the report places, less the constant / dead / no-op nodes it sets
+  aside, the quantize/dequantize it folds and structural followers (getitem, clone, dropout...).
+- compare(ours, onnx_nodes, backend_nodes): per FX compute node, the backend's state over the
+  ONNX nodes exported from it, and the kind: agree, FP (we refuse, the backend runs it), FN (we
+  delegate, the backend refuses it), removed (ORT removed every ONNX node of it before
+  partitioning, and we delegate it: nobody places it), not-compared (no ONNX node, or no
+  backend verdict because the session failed before the EP asked).
+"""
+import glob
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))  # tools/, for conformance.models
+from conformance.models.compare import backend_state  # noqa: E402
+
+
+def is_qdq_target(target):
+    return target.startswith("quantized_decomposed.") or (target.startswith("torchao.") and "quantize" in target)
+
+
+def structural_targets(rules_dir=os.path.join(ROOT, "rules", "htp")):
+    """ATen targets of the HTP rules of kind `structural` (followers, not compute nodes)."""
+    import yaml
+    out = set()
+    for path in glob.glob(os.path.join(rules_dir, "**", "*.yaml"), recursive=True):
+        with open(path) as f:
+            doc = yaml.safe_load(f) or {}
+        for r in doc.get("rules", []) if isinstance(doc, dict) else []:
+            if isinstance(r, dict) and r.get("kind") == "structural":
+                out.update(r.get("targets", []))
+    return out
+
+
+def compute_nodes(graph_dict, report, structural):
+    """Names of the engine's compute nodes (docs/delegation.md), in graph order."""
+    placed = {x for p in report["partitions"] for x in p["nodes"]} | {f["node"] for f in report["fallbacks"]}
+    aside = set(report["constant_nodes"]) | set(report["dead_nodes"]) | set(report["noop_nodes"])
+    out = []
+    for n in graph_dict["nodes"]:
+        t = n.get("target", "")
+        if (n.get("kind") == "call" and n["name"] in placed and n["name"] not in aside
+                and not is_qdq_target(t) and t not in structural):
+            out.append(n["name"])
+    return out
+
+
+def predict(engine, graph_dict, structural):
+    """({node: {"target", "ours", "reason", "code", "message"}}, summary) for one graph dict."""
+    import qnnrules
+    rep = engine.delegation(qnnrules.Graph.from_dict(graph_dict, graph_dict.get("name", "model")))
+    rd = rep.to_dict()
+    fallbacks = {f["node"]: f for f in rd["fallbacks"]}
+    by_name = {n["name"]: n for n in graph_dict["nodes"]}
+    out = {}
+    for name in compute_nodes(graph_dict, rd, structural):
+        f = fallbacks.get(name)
+        refused = f is not None and f["reason"] != "follows-cpu"
+        out[name] = {"target": by_name[name]["target"], "ours": "refused" if refused else "delegated",
+                     "reason": f["reason"] if f else None, "code": f.get("code") if f else None,
+                     "message": f["message"][:300] if f else None}
+    summary = {"compute_nodes": rep.compute_nodes, "delegated": rep.delegated_compute_nodes,
+               "partitions": len(rep.partitions), "diagnostics": len(rep.validation.diagnostics),
+               "codes": sorted({x.code for x in rep.validation.diagnostics}),
+               "session_failure": rd.get("session_failure"), "summary": rep.summary,
+               "compute_nodes_listed": len(out)}
+    return out, summary
+
+
+def at_finalize(state, messages):
+    """An ONNX node QNN's op validation accepted but graph finalize named in an op it could not
+    create ("NODE" generated: could not create op) did not run: `refused-at-finalize`."""
+    if state == "accepted" and any((m or "").startswith("graph finalize") for m in messages):
+        return "refused-at-finalize"
+    return state
+
+
+REFUSED = ("refused", "refused-at-finalize")
+
+
+def node_kind(ours, backend):
+    if backend in (None, "no-onnx-node"):
+        return "not-compared"
+    if ours == "refused" and backend not in REFUSED:
+        return "FP"
+    if ours == "delegated" and backend in REFUSED:
+        return "FN"
+    if backend == "removed":
+        return "removed"
+    return "agree"
+
+
+def compare(ours, onnx_nodes, backend_nodes):
+    """(rows {fx node: row}, ONNX compute nodes that map to no FX compute node)."""
+    by_onnx = {n["name"]: n for n in backend_nodes}
+    of_fx = {}
+    unmapped = []
+    for n in onnx_nodes:
+        if n["fx"] in ours:
+            of_fx.setdefault(n["fx"], []).append(n["name"])
+        else:
+            b = by_onnx.get(n["name"])
+            unmapped.append({"name": n["name"], "op": n["op"], "fx": n["fx"], "exported_fx": n["exported_fx"],
+                             "backend": at_finalize(backend_state(b), [b.get("finalize")]) if b else None,
+                             "backend_message": (b.get("message") or b.get("finalize")) if b else None})
+    rows = {}
+    for name, o in ours.items():
+        onx = of_fx.get(name, [])
+        states = [backend_state(by_onnx[x]) for x in onx if x in by_onnx]
+        msgs = [by_onnx[x].get("message") or by_onnx[x].get("finalize") for x in onx if x in by_onnx]
+        if not onx:
+            b = "no-onnx-node"
+        elif "refused" in states:
+            b = "refused"
+        elif "accepted" in states:
+            b = at_finalize("accepted", msgs)
+        elif states and all(s == "removed" for s in states):
+            b = "removed"
+        else:
+            b = None
+        rows[name] = {"target": o["target"], "ours": o["ours"], "code": o["code"], "reason": o["reason"],
+                      "message": o["message"], "onnx": onx, "backend": b, "kind": node_kind(o["ours"], b),
+                      "backend_message": next((m for m in msgs if m), None)}
+    return rows, unmapped
+
+
+KINDS = {"agree": "agree", "FP": "fp", "FN": "fn", "removed": "removed", "not-compared": "not_compared"}
+
+
+def totals(rows):
+    """{"nodes" (compared: agree + FP + FN), "agree", "fp", "fn" (of which "fn_finalize": op
+    validation accepted them, graph finalize failed on them), "removed", "not_compared"}."""
+    t = {"nodes": 0, "agree": 0, "fp": 0, "fn": 0, "fn_finalize": 0, "removed": 0, "not_compared": 0}
+    for r in rows.values():
+        t[KINDS[r["kind"]]] += 1
+        t["fn_finalize"] += r["kind"] == "FN" and r["backend"] == "refused-at-finalize"
+        t["nodes"] += r["kind"] in ("agree", "FP", "FN")
+    return t
+
+
+def outcome(rows):
+    """qnnrules' whole-graph prediction from its node verdicts."""
+    return "cpu-fallback" if any(r["ours"] == "refused" for r in rows.values()) else "all-qnn"
+
+
+# --- the tables of docs/conformance-quantizer.md ----------------------------------------------
+
+OUTCOME = {"all-qnn": "Q", "cpu-fallback": "C", "session-failure": "F"}
+BEGIN, END = "<!-- BEGIN GENERATED TABLES -->", "<!-- END GENERATED TABLES -->"
+
+
+def _pct(a, b):
+    return f"{100.0 * a / b:.2f}%" if b else "n/a"
+
+
+def tables(data):
+    """Markdown: the totals, the model x config x SoC table, the FP/FN classes, build failures."""
+    import collections
+    cases = data["cases"]
+    done = [c for c in cases if "nodes" in c]
+    socs = sorted({c["soc"] for c in cases})
+    t = collections.Counter()
+    for c in done:
+        for k, v in c["totals"].items():
+            t[k] += v
+        t["graphs"] += 1
+        t["graph_agree"] += c["ours_outcome"] == c["oracle"]["outcome"] or (
+            c["ours_outcome"] == "cpu-fallback" and c["oracle"]["outcome"] == "session-failure")
+    out = ["## Agreement", "",
+           "| cases | FX compute nodes compared | agree | FP (we refuse, backend runs) | FN (we delegate, backend refuses) | of which at graph finalize | removed by ORT | not compared | whole graph agree |",
+           "|---|---|---|---|---|---|---|---|---|",
+           f"| {t['graphs']} | {t['nodes']} | {t['agree']} ({_pct(t['agree'], t['nodes'])}) | {t['fp']} | {t['fn']} | "
+           f"{t['fn_finalize']} | {t['removed']} | {t['not_compared']} | {t['graph_agree']}/{t['graphs']} |", ""]
+    outcomes = collections.Counter((c["oracle"]["outcome"], c["ours_outcome"]) for c in done)
+    out += ["Whole graph (rows: backend; columns: qnnrules' delegation report; a graph with a refused node"
+            " is `cpu-fallback` for us, and with ONNX Runtime a refused NHWC-laid-out node makes the session fail):", "",
+            "| backend \\ qnnrules | all-qnn | cpu-fallback |", "|---|---|---|"]
+    for b in ("all-qnn", "cpu-fallback", "session-failure"):
+        out.append(f"| {b} | {outcomes[(b, 'all-qnn')]} | {outcomes[(b, 'cpu-fallback')]} |")
+    out += ["", "## Per model, configuration and SoC", "",
+            "Cell: backend outcome / qnnrules outcome · agreeing nodes/compared nodes · FP/FN "
+            "(Q all compute nodes on QNN, C CPU fallback, F session failure; `build failed` when the "
+            "Quantizer or the export failed).", "",
+            "| model | config | " + " | ".join(socs) + " |", "|---|---|" + "---|" * len(socs)]
+    by = {(c["model"], c["config"], c["soc"]): c for c in cases}
+    for model in sorted({c["model"] for c in cases}):
+        for config in ("8a8w", "16a8w", "16a16w"):
+            cells = []
+            for soc in socs:
+                c = by.get((model, config, soc))
+                if c is None:
+                    cells.append("")
+                elif c.get("build_error"):
+                    cells.append("build failed")
+                elif "nodes" not in c:
+                    cells.append("not run")
+                else:
+                    x = c["totals"]
+                    cells.append(f"{OUTCOME[c['oracle']['outcome']]} / {OUTCOME[c['ours_outcome']]} · "
+                                 f"{x['agree']}/{x['nodes']} · {x['fp']}/{x['fn']}")
+            if any(cells):
+                out.append(f"| {model} | {config} | " + " | ".join(cells) + " |")
+    classes = collections.defaultdict(lambda: {"n": 0, "cases": set()})
+    for c in done:
+        for name, r in c["nodes"].items():
+            if r["kind"] in ("FP", "FN"):
+                msg = (r.get("message") if r["kind"] == "FP" else r.get("backend_message")) or ""
+                k = classes[(r["kind"], r["target"], r.get("reason") or "", r.get("code") or "", msg[:140])]
+                k["n"] += 1
+                k["cases"].add(f"{c['model']}/{c['config']}/{c['soc']}")
+    out += ["", "## Disagreements", ""]
+    if not classes:
+        out.append("None: every compared node agrees.")
+    else:
+        out += ["| nodes | kind | op | our reason / code | message | cases (example) |", "|---|---|---|---|---|---|"]
+        for (kind, op, reason, code, msg), v in sorted(classes.items(), key=lambda kv: -kv[1]["n"]):
+            out.append(f"| {v['n']} | {kind} | `{op}` | {reason} / {code} | {msg.replace('|', '/')} | "
+                       f"{len(v['cases'])} ({sorted(v['cases'])[0]}) |")
+    refused = collections.Counter()
+    for c in done:
+        for r in c["nodes"].values():
+            if r["ours"] == "refused":
+                refused[(r["target"], r.get("reason"), r.get("code"), r["backend"], c["config"], c["arch"])] += 1
+    if refused:
+        out += ["", "Nodes qnnrules refuses (and what the backend did with them):", "",
+                "| nodes | op | reason / code | backend | config | arch |", "|---|---|---|---|---|---|"]
+        for (op, reason, code, b, cfg, arch), n in sorted(refused.items(), key=lambda kv: (-kv[1], kv[0][0])):
+            out.append(f"| {n} | `{op}` | {reason} / {code} | {b} | {cfg} | {arch} |")
+    errs = collections.Counter((c["oracle"]["session_error"] or "")[:220] for c in done if c["oracle"]["session_error"])
+    if errs:
+        out += ["", "Session failures on the backend:", ""]
+        out += [f"- {n} case(s): `{e}`" for e, n in errs.most_common()]
+    fails = [c for c in cases if c.get("build_error")]
+    if fails:
+        out += ["", "Build failures (quantize or export):", ""]
+        out += [f"- {c['id']}: `{c['build_error'][:300]}`" for c in fails]
+    unmapped = collections.Counter()
+    for c in done:
+        for u in c.get("unmapped_onnx_nodes", []):
+            unmapped[(u["op"], u["backend"])] += 1
+    if unmapped:
+        out += ["", "ONNX compute nodes with no FX compute node (from nodes qnnrules folds as constants, "
+                "e.g. the causal mask and RoPE tables, or exporter helpers); not compared:", "",
+                "| ONNX op | backend | nodes |", "|---|---|---|"]
+        out += [f"| {op} | {b} | {n} |" for (op, b), n in sorted(unmapped.items(), key=lambda kv: -kv[1])]
+    v = data.get("versions", {})
+    out += ["", "## Versions", ""] + [f"- {k}: {v[k]}" for k in sorted(v)]
+    return "\n".join(out) + "\n"
+
+
+def write_doc(data, path):
+    with open(path) as f:
+        text = f.read()
+    i, j = text.index(BEGIN), text.index(END)
+    new = text[:i + len(BEGIN)] + "\n" + tables(data) + text[j:]
+    with open(path, "w") as f:
+        f.write(new)
+    return new != text
+
+
+def main(argv=None):
+    import argparse
+    import json
+    ap = argparse.ArgumentParser(description="Prints (or writes into the doc) the tables of the Quantizer suite.")
+    ap.add_argument("--data", default=os.path.join(ROOT, "tests", "conformance", "quantizer", "verdicts.json"))
+    ap.add_argument("--write-doc", nargs="?", const=os.path.join(ROOT, "docs", "conformance-quantizer.md"))
+    a = ap.parse_args(argv)
+    with open(a.data) as f:
+        data = json.load(f)
+    if a.write_doc:
+        write_doc(data, a.write_doc)
+    else:
+        sys.stdout.write(tables(data))
+
+
+if __name__ == "__main__":
+    main()
