@@ -85,4 +85,11 @@ std::optional<QScheme> parseQScheme(std::string_view s) {
   return std::nullopt;
 }
 
+float toFloat32(double v) {
+  constexpr double kMax = static_cast<double>(std::numeric_limits<float>::max());
+  if (v > kMax) return std::numeric_limits<float>::infinity();
+  if (v < -kMax) return -std::numeric_limits<float>::infinity();
+  return static_cast<float>(v);  // in range, or NaN
+}
+
 }  // namespace qnnrules

@@ -20,7 +20,7 @@ bool perTensor(const OptionalBox<QuantSpec>& s) {
 int64_t zeroPointOf(const QuantSpec& s) { return s.zeroPoints.empty() ? 0 : s.zeroPoints[0]; }
 
 bool sameEncoding(const QuantSpec& a, const QuantSpec& b) {
-  return static_cast<float>(a.scales[0]) == static_cast<float>(b.scales[0]) && zeroPointOf(a) == zeroPointOf(b);
+  return toFloat32(a.scales[0]) == toFloat32(b.scales[0]) && zeroPointOf(a) == zeroPointOf(b);
 }
 
 // DoubleQDQPairsRemover's merged encoding, in float32 as ORT computes it: the intersection of
@@ -28,7 +28,7 @@ bool sameEncoding(const QuantSpec& a, const QuantSpec& b) {
 std::optional<QuantSpec> merged(const QuantSpec& first, const QuantSpec& second) {
   const QuantRange full = fullQuantRange(first.dtype);
   const float qmin = static_cast<float>(full.min), qmax = static_cast<float>(full.max);
-  const float s1 = static_cast<float>(first.scales[0]), s2 = static_cast<float>(second.scales[0]);
+  const float s1 = toFloat32(first.scales[0]), s2 = toFloat32(second.scales[0]);
   const float z1 = static_cast<float>(zeroPointOf(first)), z2 = static_cast<float>(zeroPointOf(second));
   const float lo = std::max((qmin - z1) * s1, (qmin - z2) * s2);
   const float hi = std::min((qmax - z1) * s1, (qmax - z2) * s2);

@@ -204,7 +204,7 @@ std::vector<AppliedRewrite> applyLoweringRewrites(Graph& graph, const RuleSet& r
               match = false;
               break;
             }
-            differs = differs || static_cast<float>(s->scales[0]) != static_cast<float>(first->scales[0]);
+            differs = differs || toFloat32(s->scales[0]) != toFloat32(first->scales[0]);
           }
           match = match && differs;
         }

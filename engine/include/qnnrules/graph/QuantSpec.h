@@ -86,4 +86,8 @@ void recordZeroPointRange(QuantSpec& s);
 // The recorded range when it is current, else computed by a pass over the zero points.
 ZeroPointRange zeroPointRange(const QuantSpec& s);
 
+// `v` rounded to float32, as ONNX and QNN store a scale; beyond float32's range it is +-infinity
+// (a plain cast of such a double is undefined behaviour), and NaN stays NaN.
+float toFloat32(double v);
+
 }  // namespace qnnrules
