@@ -6,15 +6,6 @@
 
 namespace qnnrules {
 
-std::string_view placementName(Placement p) {
-  switch (p) {
-    case Placement::kNone: return "none";
-    case Placement::kDelegated: return "delegated";
-    case Placement::kCpu: return "cpu";
-  }
-  return "none";
-}
-
 std::string_view fallbackReasonName(FallbackReason r) {
   switch (r) {
     case FallbackReason::kNone: return "none";

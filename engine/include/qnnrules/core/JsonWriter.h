@@ -50,10 +50,6 @@ class JsonWriter {
     key(k);
     value(v);
   }
-  void nullField(std::string_view k) {
-    key(k);
-    null();
-  }
 
  private:
   void open(char c);

@@ -19,7 +19,6 @@ enum class Placement : uint8_t {
   kDelegated,  // runs on the backend, in a partition
   kCpu,        // falls back to CPU
 };
-std::string_view placementName(Placement p);  // "none", "delegated", "cpu"
 
 enum class NodeRole : uint8_t {
   kBoundary,  // graph input or output node

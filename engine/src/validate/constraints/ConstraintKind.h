@@ -98,9 +98,6 @@ std::span<const ConstraintKind* const> constraintKinds();
 using KindMask = uint16_t;
 std::vector<KindMask> activeKinds(const Rule& rule);
 
-// The kind of a YAML key, or null.
-const ConstraintKind* findConstraintKind(std::string_view key);
-
 // Helpers the kinds share.
 std::string portName(const Rule& rule, const BoundTensor& t);
 std::string describeSpec(const QuantSpec& s);  // "int8 -127..127 per_channel_symmetric axis 0"

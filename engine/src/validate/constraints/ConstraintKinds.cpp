@@ -33,12 +33,6 @@ std::vector<KindMask> activeKinds(const Rule& rule) {
   return masks;
 }
 
-const ConstraintKind* findConstraintKind(std::string_view key) {
-  for (const ConstraintKind* k : constraintKinds())
-    if (k->key == key) return k;
-  return nullptr;
-}
-
 std::string formatDouble(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.9g", v);
