@@ -79,18 +79,25 @@ def main():
     a = ap.parse_args()
     validate = str(Path(a.validate).resolve())
     stuck = []
+
+    def refit(shown, actual, label):
+        """The shown lines rewritten, or None when they match already or cannot be placed."""
+        if test_docs.matches(shown, actual):
+            return None
+        fixed = realign(shown, actual)
+        if fixed is None or not test_docs.matches(fixed, actual):
+            stuck.append(label)
+            return None
+        return fixed
+
     for name in test_docs.CLI_DOCS:
         path = ROOT / "docs" / name
         text = path.read_text()
         # Per console block, its samples' new lines (rewritten from the last, so spans hold).
         by_block = {}
         for block, first, end, command, shown in test_docs.cli_sample_spans(text):
-            actual = run_cli(validate, command)
-            if test_docs.matches(shown, actual):
-                continue
-            fixed = realign(shown, actual)
-            if fixed is None or not test_docs.matches(fixed, actual):
-                stuck.append(f"docs/{name}: {command}")
+            fixed = refit(shown, run_cli(validate, command), f"docs/{name}: {command}")
+            if fixed is None:
                 continue
             by_block.setdefault((block.start(), block.end()), [block.group(1).splitlines()]).append((first, end, fixed))
         for (start, end), (lines, *edits) in sorted(by_block.items(), reverse=True):
@@ -102,15 +109,12 @@ def main():
                 lines = m.group(2).splitlines()
                 if not lines or not test_docs.RUN.match(lines[0]):
                     continue
-                shown = [ln for ln in lines[1:]]
-                actual = run_python(a.python, a.pythonpath, m.group(1))
-                if test_docs.matches(shown, actual):
+                # The shown output ends at the next command, as test_docs reads it.
+                end = next((i for i in range(1, len(lines)) if lines[i].startswith("$ ")), len(lines))
+                fixed = refit(lines[1:end], run_python(a.python, a.pythonpath, m.group(1)), f"docs/{name}: {lines[0]}")
+                if fixed is None:
                     continue
-                fixed = realign(shown, actual)
-                if fixed is None or not test_docs.matches(fixed, actual):
-                    stuck.append(f"docs/{name}: {lines[0]}")
-                    continue
-                new = m.group(0).replace(m.group(2), "\n".join([lines[0]] + fixed) + "\n", 1)
+                new = m.group(0).replace(m.group(2), "\n".join([lines[0]] + fixed + lines[end:]) + "\n", 1)
                 text = text.replace(m.group(0), new, 1)
         if text != path.read_text():
             print(f"updated docs/{name}")

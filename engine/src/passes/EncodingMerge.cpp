@@ -45,12 +45,15 @@ std::optional<QuantSpec> merged(const QuantSpec& first, const QuantSpec& second)
 }  // namespace
 
 size_t mergeEncodingsAcrossNoOpConversions(Graph& graph) {
+  std::vector<uint8_t> conversionTarget(graph.targets().size());
+  for (size_t t = 0; t < conversionTarget.size(); ++t) conversionTarget[t] = isConversionTarget(graph.targets()[t]);
   const UserIndex users(graph);
   std::vector<Node>& nodes = graph.mutableNodes();
   size_t count = 0;
   for (uint32_t c = 0; c < nodes.size(); ++c) {
     Node& conv = nodes[c];
-    if (conv.kind != NodeKind::kCall || !isConversionTarget(graph.target(conv)) || !isNoOpConversion(graph, conv))
+    if (conv.kind != NodeKind::kCall || conv.targetId == Node::kNoTarget || !conversionTarget[conv.targetId] ||
+        !isNoOpConversion(graph, conv))
       continue;
     auto in = std::find_if(conv.args.begin(), conv.args.end(),
                            [](const Argument& a) { return a.kind == Argument::Kind::kTensor; });

@@ -128,25 +128,20 @@ BoundLowering bindLowering(const LoweringPath& path, const RuleSet& rules, Diagn
       BoundRewrite b;
       b.rewrite = &rw;
       b.rule = static_cast<uint32_t>(it - all.begin());
-      b.port = it->findPort(rw.port);
-      bool ok = b.port >= 0;
-      if (!ok) portError(rw, *it, rw.port);
       // Each named port bound to its index; an unknown one is an error of the rewrite.
-      auto bind = [&](const auto& named, auto& bound) {
-        for (const auto& [name, value] : named) {
-          const int p = it->findPort(name);
-          if (p < 0) {
-            portError(rw, *it, name);
-            ok = false;
-          }
-          bound.emplace_back(p, value);
+      bool ok = true;
+      auto portOf = [&](const std::string& name) {
+        const int p = it->findPort(name);
+        if (p < 0) {
+          portError(rw, *it, name);
+          ok = false;
         }
+        return p;
       };
-      bind(rw.when, b.when);
-      bind(rw.readsStatic, b.readsStatic);
-      std::vector<std::pair<std::string, int>> differ;
-      for (const std::string& name : rw.scalesDiffer) differ.emplace_back(name, 0);
-      bind(differ, b.scalesDiffer);
+      b.port = portOf(rw.port);
+      for (const auto& [name, type] : rw.when) b.when.emplace_back(portOf(name), type);
+      for (const auto& [name, isStatic] : rw.readsStatic) b.readsStatic.emplace_back(portOf(name), isStatic);
+      for (const std::string& name : rw.scalesDiffer) b.scalesDiffer.push_back(portOf(name));
       if (ok) out.rewrites.push_back(std::move(b));
     }
   }
@@ -196,9 +191,9 @@ std::vector<AppliedRewrite> applyLoweringRewrites(Graph& graph, const RuleSet& r
         if (match && !b->scalesDiffer.empty()) {
           // Concrete per-tensor encodings on every named port, the first's scale (as float32,
           // as ORT compares them) unequal to another's.
-          const QuantSpec* first = rootOf(b->scalesDiffer.front().first);
+          const QuantSpec* first = rootOf(b->scalesDiffer.front());
           bool differs = false;
-          for (const auto& [port, unused] : b->scalesDiffer) {
+          for (int port : b->scalesDiffer) {
             const QuantSpec* s = rootOf(port);
             if (!s || s->scales.size() != 1 || !first || first->scales.size() != 1) {
               match = false;

@@ -21,10 +21,6 @@ bool readsOnlyShape(std::string_view target) {
   return false;
 }
 
-// Conversions that are no-ops when the dtype does not change: ORT's CastElimination (basic
-// optimizations, on by default) and ExecuTorch's Qualcomm RemoveRedundancy drop them before the
-// backend sees the graph (model suite: the attention Casts of llama and qwen2).
-
 bool staticShape(const TensorMeta& t) {
   if (t.shape.empty()) return false;  // a scalar, or a shape not recorded: not known static
   for (int64_t d : t.shape)
@@ -54,16 +50,6 @@ bool valueShaped(std::string_view target) {
   return false;
 }
 
-bool isIntegral(ScalarType t) {
-  switch (t) {
-    case ScalarType::kInt64: case ScalarType::kInt32: case ScalarType::kInt16: case ScalarType::kInt8:
-    case ScalarType::kUInt8: case ScalarType::kBool:
-      return true;
-    default:
-      return false;
-  }
-}
-
 template <typename F>
 void forEachTensorArg(const std::vector<Argument>& args, F&& f) {
   for (const Argument& a : args) {
@@ -74,6 +60,9 @@ void forEachTensorArg(const std::vector<Argument>& args, F&& f) {
 
 }  // namespace
 
+// Conversions that are no-ops when the dtype does not change: ORT's CastElimination (basic
+// optimizations, on by default) and ExecuTorch's Qualcomm RemoveRedundancy drop them before the
+// backend sees the graph (model suite: the attention Casts of llama and qwen2).
 bool isConversionTarget(std::string_view target) {
   for (std::string_view t : {"aten.to.dtype", "aten._to_copy.default", "aten.to.dtype_layout", "onnx::Cast"})
     if (target == t) return true;
@@ -87,7 +76,6 @@ bool isNoOpConversion(const Graph& graph, const Node& node) {
   const TensorMeta* m = producedMeta(graph, in->tensor);
   return m && m->dtype == node.outputs[0].dtype && m->shape == node.outputs[0].shape;
 }
-
 
 PruneResult pruneGraph(const Graph& graph, const UserIndex& users) {
   const uint32_t n = static_cast<uint32_t>(graph.nodes().size());
@@ -109,12 +97,13 @@ PruneResult pruneGraph(const Graph& graph, const UserIndex& users) {
   }
   // Variable: an input node, or a node with a variable producer; one forward sweep.
   std::vector<bool> variable(n, true);
-  // Per interned target, once: random factory, shape reader, conversion.
-  std::vector<uint8_t> randomTarget(graph.targets().size()), shapeTarget(graph.targets().size()),
-      conversionTarget(graph.targets().size());
-  for (size_t t = 0; t < graph.targets().size(); ++t) {
+  // Per interned target, once: random factory, shape reader, value-shaped op, conversion.
+  const size_t targets = graph.targets().size();
+  std::vector<uint8_t> randomTarget(targets), shapeTarget(targets), valueShapedTarget(targets), conversionTarget(targets);
+  for (size_t t = 0; t < targets; ++t) {
     randomTarget[t] = isRandom(graph.targets()[t]);
     shapeTarget[t] = readsOnlyShape(graph.targets()[t]);
+    valueShapedTarget[t] = valueShaped(graph.targets()[t]);
     conversionTarget[t] = isConversionTarget(graph.targets()[t]);
   }
   // Shape-static: every output's shape is known before the graph runs, recorded or implied (the
@@ -143,11 +132,11 @@ PruneResult pruneGraph(const Graph& graph, const UserIndex& users) {
       shapeStatic[i] = recorded;
       return;
     }
-    if (node.targetId == Node::kNoTarget || valueShaped(graph.targets()[node.targetId]) || !inputsShapeStatic(node)) return;
+    if (node.targetId == Node::kNoTarget || valueShapedTarget[node.targetId] || !inputsShapeStatic(node)) return;
     bool ok = true;
     forEachTensorArg(node.args, [&](const TensorRef& t) {
       const TensorMeta* m = producedMeta(graph, t);
-      ok = ok && !(variable[t.node] && m && isIntegral(m->dtype));
+      ok = ok && !(variable[t.node] && m && !isFloatType(m->dtype));
     });
     shapeStatic[i] = ok;
   };

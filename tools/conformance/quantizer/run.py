@@ -252,13 +252,6 @@ def quantize_case(model_name, config, soc, onnx_dir, graph_dir):
 
 # --- driver -----------------------------------------------------------------------------------
 
-def load(path):
-    if not os.path.exists(path):
-        return {}
-    with open(path) as f:
-        return {c["id"]: c for c in json.load(f)["cases"]}
-
-
 def header(socs):
     import torch
     import torchao
@@ -294,7 +287,7 @@ def main(argv=None):
     os.makedirs(onnx_dir, exist_ok=True)
     os.makedirs(graph_dir, exist_ok=True)
     socs = {s: (sid, arch) for s, sid, arch in SOCS}
-    done = load(a.out)  # cases not selected are kept as recorded
+    done = models_run.load(a.out)  # cases not selected are kept as recorded
     want_socs = a.socs.split(",")
     todo = [(m, c, s) for m in a.models.split(",") for c in a.configs.split(",") for s in want_socs]
     for m, c, s in todo:

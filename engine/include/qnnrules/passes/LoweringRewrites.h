@@ -21,7 +21,7 @@ struct BoundRewrite {
   int port = -1;                                     // the port it changes
   std::vector<std::pair<int, QnnDatatype>> when;     // port index -> datatype it must carry
   std::vector<std::pair<int, bool>> readsStatic;     // port index -> must read a static tensor (or not)
-  std::vector<std::pair<int, int>> scalesDiffer;     // port indices whose scales must differ (second unused)
+  std::vector<int> scalesDiffer;                     // port indices whose scales must differ
 };
 
 // A path's rewrites bound to a backend's rules, once per engine. A rewrite naming a rule the
