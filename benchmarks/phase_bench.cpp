@@ -110,9 +110,9 @@ void BM_Partition(benchmark::State& state) {
   const Graph& g = graph();
   const Engine& e = engine();
   const ValidationResult& v = validation();
-  const UserIndex users(g);
+  const GraphFacts facts(g, e.rules());
   PartitionOptions o;
-  o.users = &users;
+  o.facts = &facts;
   for (auto _ : state) {
     DelegationReport r = partitionGraph(g, e.rules(), e.soc(), v, o);
     benchmark::DoNotOptimize(r.partitions.data());

@@ -2,6 +2,7 @@
 
 #include "qnnrules/core/Suggest.h"
 #include "qnnrules/io/OnnxBinding.h"
+#include "qnnrules/passes/QdqFold.h"
 
 namespace qnnrules {
 
@@ -122,6 +123,11 @@ std::string GraphAnalysis::delegationJson() const { return formatDelegationJson(
 
 AnnotateResult Engine::annotate(Graph& graph, const AnnotateOptions& options) const {
   AnnotateResult result;
+  if (!ok()) {  // no rules to annotate by: say why the engine did not open
+    result.status = status_;
+    result.loadErrors = loadErrors_;
+    return result;
+  }
   // quant_configs.yaml: an explicit file, else the registry's (the last rules directory that
   // has one, so an overlay can replace the built-in configs).
   QuantConfigTable explicitConfigs;
@@ -166,8 +172,28 @@ AnnotateResult Engine::annotate(Graph& graph, const AnnotateOptions& options) co
     result.status = sel.status();
     return result;
   }
-  if (needsOnnxBinding(graph, *rules_)) bindOnnxOps(graph, *rules_);
-  return annotateGraph(graph, *rules_, configs, *sel, recipe, options);
+  // A Q/DQ graph is folded first, as run() folds it, so annotate-then-validate says what run()
+  // says: the fold's findings, the annotator's, then the rules'. The fold works on a copy, so a
+  // failed annotation leaves the caller's graph as it was.
+  std::optional<Graph> folded;
+  DiagnosticList foldDiagnostics;
+  if (isQdqGraph(graph)) {
+    QdqFoldResult f = foldQdq(graph);
+    if (!f.status.isOk()) {
+      result.status = std::move(f.status);
+      result.diagnostics = std::move(f.diagnostics);
+      return result;
+    }
+    foldDiagnostics = std::move(f.diagnostics);
+    folded = std::move(f.graph);
+  }
+  Graph& target = folded ? *folded : graph;
+  if (needsOnnxBinding(target, *rules_)) bindOnnxOps(target, *rules_);
+  result = annotateGraph(target, *rules_, configs, *sel, recipe, options);
+  if (folded && result.status.isOk()) graph = std::move(*folded);
+  result.diagnostics.insert(result.diagnostics.begin(), std::make_move_iterator(foldDiagnostics.begin()),
+                            std::make_move_iterator(foldDiagnostics.end()));
+  return result;
 }
 
 }  // namespace qnnrules

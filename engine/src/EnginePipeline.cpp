@@ -5,7 +5,7 @@
 
 #include "qnnrules/Engine.h"
 #include "qnnrules/delegate/Partitioner.h"
-#include "qnnrules/graph/UserIndex.h"
+#include "qnnrules/facts/GraphFacts.h"
 #include "qnnrules/io/GraphReader.h"
 #include "qnnrules/io/OnnxBinding.h"
 #include "qnnrules/passes/NumericChecks.h"
@@ -59,13 +59,12 @@ std::vector<uint8_t> skipMask(const PruneResult& pruned) {
 }
 
 // The rules' checks, then the quantization-parameter checks, on the nodes pruning kept.
-ValidationResult check(const Graph& g, const RuleSet& rules, const SocInfo& soc, ValidateOptions vo,
-                       const PruneResult& pruned) {
+ValidationResult check(const GraphFacts& facts, const SocInfo& soc, ValidateOptions vo, const PruneResult& pruned) {
   vo.skipNodes = skipMask(pruned);
-  ValidationResult r = validateGraph(g, rules, soc, vo);
+  ValidationResult r = validateGraph(facts, soc, vo);
   NumericCheckOptions no;
   no.skipNodes = std::move(vo.skipNodes);
-  DiagnosticList numeric = checkQuantParams(g, rules, no);
+  DiagnosticList numeric = checkQuantParams(facts, no);
   r.diagnostics.insert(r.diagnostics.end(), numeric.begin(), numeric.end());
   return r;
 }
@@ -75,9 +74,15 @@ ValidationResult stoppedValidation(const RunReport& r) {
   ValidationResult v;
   v.diagnostics = r.stageErrors;
   if (v.diagnostics.empty()) {
+    // Say which stage stopped the run: an engine that did not open folded nothing.
     Diagnostic d;
-    d.code = DiagCode::kQdqMismatch;
-    d.message = "the quantize/dequantize nodes could not be folded: " + r.status.message();
+    if (r.stoppedAt == RunStage::kGraph) {
+      d.code = DiagCode::kQdqMismatch;
+      d.message = "the quantize/dequantize nodes could not be folded: " + r.status.message();
+    } else {
+      d.code = DiagCode::kInvalidValue;
+      d.message = "the engine did not open, so nothing was validated: " + r.status.message();
+    }
     v.diagnostics.push_back(std::move(d));
   }
   applyMode(v, r.mode);
@@ -196,13 +201,15 @@ void Engine::runPasses(RunReport& r, WorkingGraph& g, const RunOptions& options)
   if (lowering && !lowering->rewrites.empty()) r.rewrites = applyLoweringRewrites(g.mutate(), *rules_, *lowering);
   r.graph = g.share();
   const Graph& graph = *r.graph;
-  std::optional<UserIndex> users;
+  // From here on the graph does not change: what every later pass needs to know about it is
+  // built once (facts/GraphFacts.h), so the passes agree on it.
+  std::optional<GraphFacts> facts;
   PruneResult pruned;
   {
     PhaseTimer timer(r.times, Phase::kValidate);
-    users.emplace(graph);
-    pruned = pruneGraph(graph, *users);
-    r.validation = check(graph, *rules_, soc_, options_.validate, pruned);
+    facts.emplace(graph, *rules_);
+    pruned = pruneGraph(graph, facts->users());
+    r.validation = check(*facts, soc_, options_.validate, pruned);
   }
   if (options.partition) {
     PhaseTimer timer(r.times, Phase::kPartition);
@@ -210,7 +217,7 @@ void Engine::runPasses(RunReport& r, WorkingGraph& g, const RunOptions& options)
     po.strict = options_.mode == Mode::kStrict;
     po.requireFullDelegation = options_.requireFullDelegation;
     po.pruned = &pruned;
-    po.users = &*users;
+    po.facts = &*facts;
     po.lowering = lowering;
     // Partitioning reads the rules' diagnostics before the mode is applied.
     r.delegation = partitionGraph(graph, *rules_, soc_, r.validation, po);
@@ -222,7 +229,7 @@ void Engine::runPasses(RunReport& r, WorkingGraph& g, const RunOptions& options)
   adaptDiagnostics(r.validation.diagnostics, graph, *rules_, r.backend, inputKind);
   if (options.computeEncodings && !r.failed()) {
     PhaseTimer timer(r.times, Phase::kEncodings);
-    r.encodings = computeEncodings(graph, *rules_);
+    r.encodings = computeEncodings(*facts);
   }
 }
 

@@ -15,10 +15,10 @@ import sys
 
 # Lowest first. core: status, diagnostics, JSON writing, limits; yaml: the strict YAML reader;
 # graph: the graph and its encodings; model: rules, SoCs, manifests, configs, lowering paths as
-# values; validate; annotate; passes: folds and rewrites on a graph; delegate: partitioning;
-# load: every loader, the registry, the rule cache; io: graph readers and writers; report:
+# values; facts: what the passes read about one graph bound to a rule set, built once; validate;
+# annotate; passes: folds and rewrites on a graph; delegate: partitioning; load: every loader, the registry, the rule cache; io: graph readers and writers; report:
 # renderers of pieces; pipeline: the run report and its renderers; then the Engine.
-ORDER = ["core", "yaml", "graph", "model", "validate", "annotate", "passes", "delegate", "load", "io", "report",
+ORDER = ["core", "yaml", "graph", "model", "facts", "validate", "annotate", "passes", "delegate", "load", "io", "report",
          "pipeline"]
 TOP = "(engine)"
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')

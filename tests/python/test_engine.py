@@ -288,3 +288,27 @@ def test_qdq_graph_with_shared_annotations_folds_with_renumbered_references(engi
     graph.save(path)
     for e in (engine, warn_engine):
         assert_same_as_cli(e, path)
+
+
+@pytest.mark.parametrize("out_scale", [1 / 65535, 1 / 65536])
+def test_annotate_then_check_says_what_run_says_on_a_qdq_graph(warn_engine, out_scale):
+    """annotate folds a Q/DQ graph as run does: the annotation's findings then the rules' are
+    run's diagnostics, in order (before the fold, annotate saw q/dq nodes: two qdq-mismatch and
+    no fixed-scale on the sigmoid)."""
+    graph = qdq_sigmoid_graph(out_scale)
+    run = warn_engine.run(graph, annotate="16a16w")
+    report = warn_engine.annotate_report(graph, "16a16w")
+    both = list(report.diagnostics) + list(warn_engine.check(report.graph).diagnostics)
+    assert [(d.code, d.node, d.port) for d in both] == \
+        [(d.code, d.node, d.port) for d in run.diagnostics]
+    assert "qdq-mismatch" not in [d.code for d in both]
+    assert ("fixed-scale" in [d.code for d in both]) == (out_scale != 1 / 65536)
+    assert report.graph.node_names == ["x", "sig", "output"]
+
+
+def test_graph_node_is_the_node_of_to_dict():
+    graph = qdq_sigmoid_graph(1 / 65536)
+    nodes = graph.to_dict()["nodes"]
+    assert [graph.node(n["name"]) for n in nodes] == nodes
+    with pytest.raises(KeyError, match="no node named 'nope'"):
+        graph.node("nope")

@@ -149,5 +149,51 @@ TEST(NumericChecks, OneTensorIsCheckedOnceEvenWhenItsEdgeRepeatsIt) {
   EXPECT_EQ(ds[1].node, "conv");
 }
 
+// kConv with `views` reshapes between x and the conv, each sharing its input's encoding: the
+// conv's input encoding is x's, however many views stand between.
+std::string convBehindViews(int views) {
+  std::string nodes = R"({"name": "x", "kind": "input", "outputs": [{"dtype": "float32", "shape": [1, 2, 4, 4],
+   "qspec": {"dtype": "uint8", "scale": 0.02, "zero_point": 128}}]},)";
+  std::string prev = "x";
+  for (int i = 0; i < views; ++i) {
+    const std::string name = "view" + std::to_string(i);
+    nodes += R"({"name": ")" + name + R"(", "kind": "call", "target": "aten.view.default", "args": [{"ref": ")" + prev +
+             R"(", "qspec": {"shared_with": {"node": ")" + prev + R"("}}}, [1, 2, 4, 4]], "outputs": [{"dtype": "float32",
+             "shape": [1, 2, 4, 4], "qspec": {"shared_with": {"node": ")" + prev + R"("}}}]},)";
+    prev = name;
+  }
+  std::string g = kConv;
+  const size_t from = g.find(R"({"name": "x")"), to = g.find(R"({"name": "w")");
+  g.replace(from, to - from, nodes);
+  const std::string edge = R"({"ref": "x", "qspec": {"shared_with": {"node": "x"}}})";
+  g.replace(g.rfind(edge), edge.size(), R"({"ref": ")" + prev + R"(", "qspec": {"shared_with": {"node": ")" + prev + R"("}}})");
+  return g;
+}
+
+std::vector<std::string> codesOf(const ValidationResult& v, DiagCode code) {
+  std::vector<std::string> out;
+  for (const Diagnostic& d : v.diagnostics)
+    if (d.code == code) out.push_back(d.node + " " + d.port + " " + d.expected);
+  return out;
+}
+
+// The numeric checks resolve shared encodings with the run's one resolver (graph/SharedRoots.h),
+// which has no step limit: a bias scale wrong behind 64 views used to pass (a 64-step walk of
+// its own gave up), while the validator followed the chain.
+TEST(NumericChecks, BiasScaleIsJudgedBehindAnyNumberOfEncodingSharingViews) {
+  Engine e = openEngine();
+  for (int views : {0, 63, 64, 10000}) {
+    SCOPED_TRACE(views);
+    Graph g = readGraphJson(convBehindViews(views));
+    ValidationResult clean = e.validate(g);
+    EXPECT_TRUE(codesOf(clean, DiagCode::kBiasScale).empty()) << dump(clean.diagnostics);
+    argSpec(g, "conv", 2).scales = {0.0002, 0.0005};
+    ValidationResult v = e.validate(g);
+    EXPECT_EQ(codesOf(v, DiagCode::kBiasScale), (std::vector<std::string>{"conv in[2] bias 0.0004 (0.02 x 0.02)"}))
+        << dump(v.diagnostics);
+    EXPECT_FALSE(v.ok());
+  }
+}
+
 }  // namespace
 }  // namespace qnnrules

@@ -12,6 +12,7 @@
 
 #include "qnnrules/annotate/Encodings.h"
 #include "qnnrules/io/GraphWriter.h"
+#include "qnnrules/io/SafeOutputFile.h"
 #include "qnnrules/pipeline/RunReportFormat.h"
 #include "qnnrules/report/DotWriter.h"
 
@@ -81,7 +82,7 @@ int writeGraphAndEncodings(const CliOptions& o, const qnnrules::RunReport& r) {
   }
   if (!o.encodings.empty() && r.encodings) {
     for (const qnnrules::Diagnostic& d : r.encodings->diagnostics) std::cerr << qnnrules::formatText(d);
-    qnnrules::Status st = qnnrules::writeFileAtomically(o.encodings, qnnrules::formatRunEncodings(r));
+    qnnrules::Status st = qnnrules::writeOutputFile(o.encodings, qnnrules::formatRunEncodings(r));
     if (!st.isOk()) return reportError(st, {});
   }
   return kExitValid;
@@ -94,11 +95,11 @@ int writeOutputFiles(const CliOptions& o, const qnnrules::RunReport& r) {
   std::cout.flush();
   std::fflush(stdout);
   if (!o.dot.empty()) {
-    qnnrules::Status st = qnnrules::writeFileAtomically(o.dot, qnnrules::formatRunDot(r));
+    qnnrules::Status st = qnnrules::writeOutputFile(o.dot, qnnrules::formatRunDot(r));
     if (!st.isOk()) return reportError(st, {});
   }
   if (!o.html.empty()) {
-    qnnrules::Status st = qnnrules::writeFileAtomically(o.html, qnnrules::formatRunHtml(r));
+    qnnrules::Status st = qnnrules::writeOutputFile(o.html, qnnrules::formatRunHtml(r));
     if (!st.isOk()) return reportError(st, {});
   }
   return writeGraphAndEncodings(o, r);

@@ -165,7 +165,7 @@ class Partitioner {
   Partitioner(const Graph& g, const RuleSet& rules, const SocInfo& soc, const ValidationResult& validation,
               const PartitionOptions& options)
       : g_(g), rules_(rules), soc_(soc), validation_(validation), options_(options),
-        users_(options.users ? *options.users : ownUsers_.emplace(g)) {}
+        facts_(options.facts ? *options.facts : ownFacts_.emplace(g, rules)), users_(facts_.users()) {}
 
   DelegationReport run();
 
@@ -188,10 +188,10 @@ class Partitioner {
   const ValidationResult& validation_;
   const PartitionOptions& options_;
   const DelegationPolicy* policy_ = nullptr;
-  std::optional<UserIndex> ownUsers_;  // built here unless the caller passes one
+  std::optional<GraphFacts> ownFacts_;  // built here unless the caller passes the run's
+  const GraphFacts& facts_;
   const UserIndex& users_;
   DelegationReport r_;
-  std::vector<const Rule*> ruleOf_;     // per node (call nodes only)
   std::vector<int32_t> firstError_;     // per node: index of its first error diagnostic, -1 none
   std::vector<uint32_t> partOf_;        // per node: working partition id
   std::vector<uint8_t> pending_;        // followers placed after partitioning, by their users
@@ -217,13 +217,15 @@ void Partitioner::fallback(uint32_t node, FallbackReason reason, const Diagnosti
 
 void Partitioner::classify() {
   const size_t n = g_.nodes().size();
-  std::vector<const Rule*> ruleOfTarget(g_.targets().size());
-  for (size_t t = 0; t < ruleOfTarget.size(); ++t) ruleOfTarget[t] = rules_.findByTarget(g_.targets()[t]);
   firstError_.assign(n, -1);
   for (size_t i = 0; i < validation_.diagnostics.size(); ++i) {
     const Diagnostic& d = validation_.diagnostics[i];
     if (d.severity != Severity::kError || d.node.empty()) continue;
-    if (auto idx = g_.findNode(d.node); idx && firstError_[*idx] < 0) firstError_[*idx] = static_cast<int32_t>(i);
+    // The validator's diagnostics carry the node's index; a caller's own may carry only its name.
+    std::optional<uint32_t> idx;
+    if (d.nodeIndex < n) idx = d.nodeIndex;
+    else idx = g_.findNode(d.node);
+    if (idx && firstError_[*idx] < 0) firstError_[*idx] = static_cast<int32_t>(i);
   }
   std::vector<std::string> policyReason(n);
   std::vector<uint8_t> byPolicy(n, 0);
@@ -246,7 +248,7 @@ void Partitioner::classify() {
       pending_[i] = 1;
       continue;
     }
-    const Rule* rule = node.targetId == Node::kNoTarget ? nullptr : ruleOfTarget[node.targetId];
+    const Rule* rule = facts_.ruleOf(node);
     const Diagnostic* err = firstError_[i] >= 0 ? &validation_.diagnostics[firstError_[i]] : nullptr;
     if (rule && rule->kind == RuleKind::kStructural && !byPolicy[i]) {
       nd.role = NodeRole::kFollower;

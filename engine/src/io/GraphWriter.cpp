@@ -1,4 +1,5 @@
 #include "qnnrules/io/GraphWriter.h"
+#include "qnnrules/io/SafeOutputFile.h"
 
 #include <nlohmann/json.hpp>
 
@@ -28,7 +29,6 @@ class Writer {
     return j;
   }
 
- private:
   ojson node(uint32_t idx) const {
     const Node& n = g_.node(idx);
     ojson j;
@@ -66,6 +66,7 @@ class Writer {
     return j;
   }
 
+ private:  // a node's parts
   ojson value(const Argument& a, uint32_t consumer) const {
     switch (a.kind) {
       case Argument::Kind::kNone: return nullptr;
@@ -138,6 +139,8 @@ std::string writeGraphText(const Graph& graph, const GraphWriteOptions& options)
   return Writer(graph).graph(options).dump(options.indent) + "\n";
 }
 
+std::string writeNodeText(const Graph& graph, uint32_t node) { return Writer(graph).node(node).dump(-1); }
+
 Status writeGraphFile(const Graph& graph, const std::filesystem::path& path, const GraphWriteOptions& options) {
   std::string text;
   try {
@@ -152,7 +155,7 @@ Status writeGraphFile(const Graph& graph, const std::filesystem::path& path, con
                                                   std::to_string(text.size()) + " bytes of JSON, above the limit of " +
                                                   std::to_string(limit) + " a graph file is read with",
                   path.string());
-  return writeFileAtomically(path, text);
+  return writeOutputFile(path, text);
 }
 
 }  // namespace qnnrules

@@ -16,3 +16,9 @@ extern "C" {
 using QnnrulesOnnxReadModel = void (*)(const std::string_view* bytes, const std::string* displayName,
                                        qnnrules::GraphReadResult* out);
 }
+
+namespace qnnrules {
+// The reader itself, in the module only (OnnxReader.cpp); the engine's readOnnxModel
+// (io/OnnxReader.h) loads the module and calls it through the entry point.
+GraphReadResult parseOnnxModel(std::string_view bytes, const std::string& displayName);
+}  // namespace qnnrules

@@ -1,8 +1,7 @@
 // The entry point of the ONNX reader module (OnnxModule.h); compiled into the module only.
 #include "OnnxModule.h"
-#include "qnnrules/io/OnnxReader.h"
 
 extern "C" __attribute__((visibility("default"))) void qnnrules_onnx_read_model(
     const std::string_view* bytes, const std::string* displayName, qnnrules::GraphReadResult* out) {
-  *out = qnnrules::readOnnxModel(*bytes, *displayName);
+  *out = qnnrules::parseOnnxModel(*bytes, *displayName);
 }

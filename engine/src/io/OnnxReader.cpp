@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "OnnxModule.h"
 #include "OnnxShapeInference.h"
 #include "CheckedArith.h"
 #include "OnnxTensorData.h"
@@ -696,7 +697,7 @@ class Builder {
 
 }  // namespace
 
-GraphReadResult readOnnxModel(std::string_view bytes, const std::string& displayName) {
+GraphReadResult parseOnnxModel(std::string_view bytes, const std::string& displayName) {
   GraphReadResult r;
   auto model = std::make_unique<onnx::ModelProto>();
   if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {

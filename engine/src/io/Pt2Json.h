@@ -1,7 +1,7 @@
 // Internal to the .pt2 reader: a checked view of a JSON value that knows its JSON pointer,
 // so every schema error names where it is ("/graph_module/graph/nodes/3/inputs/0/arg").
 // Accessors throw SchemaError (Pt2Program.h) on a missing key or a value of the wrong type;
-// readPt2File turns that into a status.
+// parsePt2File turns that into a status.
 #pragma once
 
 #include <cmath>

@@ -15,3 +15,9 @@ extern "C" {
 using QnnrulesPt2ReadFile = void (*)(const std::filesystem::path* path, const qnnrules::GraphReadOptions* options,
                                      qnnrules::GraphReadResult* out);
 }
+
+namespace qnnrules {
+// The reader itself, in the module only (Pt2Reader.cpp); the engine's readPt2File
+// (io/Pt2Reader.h) loads the module and calls it through the entry point.
+GraphReadResult parsePt2File(const std::filesystem::path& path, const GraphReadOptions& options);
+}  // namespace qnnrules

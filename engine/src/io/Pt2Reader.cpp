@@ -9,6 +9,7 @@
 #include "CheckedArith.h"
 #include "JsonText.h"
 #include "Pt2Archive.h"
+#include "Pt2Module.h"
 #include "Pt2Json.h"
 #include "Pt2Program.h"
 #include "Pt2Tensor.h"
@@ -19,7 +20,7 @@ namespace {
 using pt2::Archive;
 using pt2::Json;
 
-// Thrown inside the reader when an entry cannot be read; caught in readPt2File.
+// Thrown inside the reader when an entry cannot be read; caught in parsePt2File.
 struct EntryError {
   Status status;
 };
@@ -215,7 +216,7 @@ class Reader {
 
 }  // namespace
 
-GraphReadResult readPt2File(const std::filesystem::path& path, const GraphReadOptions& options) {
+GraphReadResult parsePt2File(const std::filesystem::path& path, const GraphReadOptions& options) {
   GraphReadResult r;
   const std::string name = path.string();
   std::error_code ec;

@@ -334,9 +334,4 @@ Status writeOutputFile(const std::filesystem::path& path, std::string_view conte
   return writeThrough(p, target, true, content);
 }
 
-// The historical name, used by every writer: now the safe output file.
-Status writeFileAtomically(const std::filesystem::path& path, std::string_view content) {
-  return writeOutputFile(path, content);
-}
-
 }  // namespace qnnrules

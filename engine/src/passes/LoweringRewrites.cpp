@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "../validate/SharedRoots.h"
+#include "qnnrules/graph/SharedRoots.h"
 #include "qnnrules/graph/PortType.h"
 
 namespace qnnrules {

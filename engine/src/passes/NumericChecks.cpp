@@ -135,6 +135,7 @@ class Checker {
     Diagnostic d;
     d.code = code;
     d.node = n.name;
+    d.nodeIndex = static_cast<uint32_t>(&n - g_.nodes().data());
     d.op = std::string(g_.target(n));
     d.port = port.text();
     d.message = std::move(message);
@@ -158,31 +159,17 @@ const QuantSpec* outputSpec(const Graph& g, const TensorRef& t) {
   return t.output < p.outputs.size() && p.outputs[t.output].qspec ? &*p.outputs[t.output].qspec : nullptr;
 }
 
-// The concrete spec a tensor argument carries: its edge spec, else its producer's output,
-// following shared references a bounded number of steps (cycles are the validator's report).
-const QuantSpec* concreteSpec(const Graph& g, const Argument& a) {
-  const QuantSpec* s = a.qspec ? &*a.qspec : outputSpec(g, a.tensor);
-  for (int steps = 0; s && s->sharedWith && steps < 64; ++steps) {
-    const SharedRef& r = *s->sharedWith;
-    if (r.kind == SharedRef::Kind::kNodeOutput) {
-      s = outputSpec(g, TensorRef{r.node, r.output});
-      continue;
-    }
-    const QuantSpec* edge = nullptr;
-    for (const Argument& x : g.node(r.consumer).args)
-      if (x.kind == Argument::Kind::kTensor && x.tensor.node == r.node) edge = x.qspec ? &*x.qspec : nullptr;
-    s = edge ? edge : outputSpec(g, TensorRef{r.node, 0});
-  }
-  return s && !s->sharedWith ? s : nullptr;
-}
-
 }  // namespace
 
 DiagnosticList checkQuantParams(const Graph& g, const RuleSet& rules, const NumericCheckOptions& options) {
+  const GraphFacts facts(g, rules);
+  return checkQuantParams(facts, options);
+}
+
+DiagnosticList checkQuantParams(const GraphFacts& facts, const NumericCheckOptions& options) {
   DiagnosticList out;
+  const Graph& g = facts.graph();
   Checker check(g, options, out);
-  std::vector<const Rule*> ruleOf(g.targets().size());
-  for (size_t t = 0; t < ruleOf.size(); ++t) ruleOf[t] = rules.findByTarget(g.targets()[t]);
   for (uint32_t i = 0; i < g.nodes().size(); ++i) {
     if (i < options.skipNodes.size() && options.skipNodes[i]) continue;
     const Node& n = g.node(i);
@@ -201,13 +188,13 @@ DiagnosticList checkQuantParams(const Graph& g, const RuleSet& rules, const Nume
       edge(n.args[a], PortRef{false, a});
       for (size_t e = 0; e < n.args[a].list.size(); ++e) edge(n.args[a].list[e], PortRef{false, a, static_cast<int>(e)});
     }
-    const Rule* rule = n.targetId == Node::kNoTarget ? nullptr : ruleOf[n.targetId];
+    const Rule* rule = facts.ruleOf(n);
     if (!rule || rule->pattern != AnnotationPattern::kConv) continue;
     const size_t w = static_cast<size_t>(convWeightArg(*rule)), b = static_cast<size_t>(convBiasArg(*rule));
     if (n.args.empty() || b >= n.args.size() || w >= n.args.size()) continue;
-    auto at = [&](size_t k) {
-      return n.args[k].kind == Argument::Kind::kTensor ? concreteSpec(g, n.args[k]) : nullptr;
-    };
+    // Through the run's one resolver: a bias behind any number of encoding-sharing views is
+    // judged like one behind none (cycles and dead ends are the validator's report).
+    auto at = [&](size_t k) { return facts.roots().concreteSpecOf(n.args[k]); };
     const QuantSpec *in = at(0), *ws = at(w), *bs = at(b);
     if (in && ws && bs && !isFloatType(bs->dtype))
       check.bias(n, PortRef{false, b, -1, "bias"}, *in, *ws, *bs);

@@ -1,6 +1,6 @@
 #include "qnnrules/report/DotWriter.h"
 
-#include "qnnrules/io/GraphWriter.h"
+#include "qnnrules/io/SafeOutputFile.h"
 
 namespace qnnrules {
 namespace {
@@ -77,7 +77,7 @@ std::string formatDot(const Graph& g, const DelegationReport& r) {
 }
 
 Status writeDotFile(const std::filesystem::path& path, const Graph& graph, const DelegationReport& report) {
-  return writeFileAtomically(path, formatDot(graph, report));
+  return writeOutputFile(path, formatDot(graph, report));
 }
 
 }  // namespace qnnrules

@@ -7,16 +7,9 @@
 
 #include "qnnrules/graph/PortType.h"
 #include "qnnrules/graph/QuantSpec.h"
+#include "qnnrules/graph/SharedRoots.h"
 
 namespace qnnrules {
-
-// How a shared reference chain ended.
-enum class Resolution : uint8_t { kConcrete, kUnannotated, kCycle, kUnresolved };
-
-struct Resolved {
-  Resolution how = Resolution::kUnannotated;
-  const QuantSpec* root = nullptr;
-};
 
 struct BoundTensor {
   int port = 0;         // index into Rule::ports

@@ -91,6 +91,7 @@ Diagnostic NodeValidator::base(const Node& node, const Rule& rule, DiagCode code
   d.severity = sev;
   d.code = code;
   d.node = node.name;
+  d.nodeIndex = static_cast<uint32_t>(&node - g_.nodes().data());
   d.op = std::string(g_.target(node));
   d.ruleId = rule.id;
   d.mark = rule.mark;
@@ -281,6 +282,7 @@ void NodeValidator::reportNoRule(const Node& node, std::string_view nearTarget) 
   d.severity = Severity::kError;
   d.code = DiagCode::kNoRule;
   d.node = node.name;
+  d.nodeIndex = static_cast<uint32_t>(&node - g_.nodes().data());
   d.op = std::string(g_.target(node));
   d.message = "no rule covers " + d.op + ", so the node would fall back to CPU.";
   d.actual = "no rule";

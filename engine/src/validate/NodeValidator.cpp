@@ -5,9 +5,9 @@
 
 namespace qnnrules {
 
-NodeValidator::NodeValidator(const Graph& g, const SocInfo& soc, const ValidateOptions& opt,
-                             const std::string& backend, DiagnosticList& out)
-    : g_(g), soc_(soc), opt_(opt), out_(out), roots_(g) {
+NodeValidator::NodeValidator(const Graph& g, const SharedRoots& roots, const SocInfo& soc,
+                             const ValidateOptions& opt, const std::string& backend, DiagnosticList& out)
+    : g_(g), soc_(soc), opt_(opt), out_(out), roots_(roots) {
   unsupportedPrefix_ = "not supported by QNN ";
   for (char c : backend) unsupportedPrefix_ += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   unsupportedPrefix_ += ": ";

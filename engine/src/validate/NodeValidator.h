@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "BoundTensor.h"
-#include "SharedRoots.h"
 #include "constraints/ConstraintKind.h"
 #include "qnnrules/validate/Validator.h"
 
@@ -23,8 +22,9 @@ struct Violation {
 
 class NodeValidator {
  public:
-  NodeValidator(const Graph& g, const SocInfo& soc, const ValidateOptions& opt, const std::string& backend,
-                DiagnosticList& out);
+  // `roots`: the run's one resolver of shared encodings (facts/GraphFacts.h).
+  NodeValidator(const Graph& g, const SharedRoots& roots, const SocInfo& soc, const ValidateOptions& opt,
+                const std::string& backend, DiagnosticList& out);
 
   // `kinds`: activeKinds(rule), the kinds each variant's port constraints use.
   void run(const Node& node, const Rule& rule, const std::vector<KindMask>& kinds);
@@ -61,7 +61,7 @@ class NodeValidator {
   const ValidateOptions& opt_;
   DiagnosticList& out_;
   std::string unsupportedPrefix_;  // "not supported by QNN HTP: ", built once
-  SharedRoots roots_;
+  const SharedRoots& roots_;
   // Scratch reused across nodes: the per-node path allocates only when a node has more
   // ports than any node before it.
   std::vector<BoundTensor> bound_;

@@ -29,15 +29,19 @@ void prefetchSpecs(const Node& n) {
 
 ValidationResult validateGraph(const Graph& graph, const RuleSet& rules, const SocInfo& soc,
                                const ValidateOptions& options) {
+  const GraphFacts facts(graph, rules);
+  return validateGraph(facts, soc, options);
+}
+
+ValidationResult validateGraph(const GraphFacts& facts, const SocInfo& soc, const ValidateOptions& options) {
   ValidationResult result;
-  // Map each distinct target to its rule, and each rule to the constraint kinds its variants
-  // use, once per graph, not once per node.
-  std::vector<const Rule*> ruleOfTarget(graph.targets().size(), nullptr);
+  const Graph& graph = facts.graph();
+  const RuleSet& rules = facts.rules();
+  // Map each rule to the constraint kinds its variants use, once per graph, not once per node.
   std::unordered_map<const Rule*, std::vector<KindMask>> kindsOfRule;
   std::vector<const std::vector<KindMask>*> kindsOfTarget(graph.targets().size(), nullptr);
-  for (size_t t = 0; t < graph.targets().size(); ++t) {
-    const Rule* rule = rules.findByTarget(graph.targets()[t]);
-    ruleOfTarget[t] = rule;
+  for (uint32_t t = 0; t < graph.targets().size(); ++t) {
+    const Rule* rule = facts.ruleOfTarget(t);
     if (!rule) continue;
     auto it = kindsOfRule.find(rule);
     if (it == kindsOfRule.end()) it = kindsOfRule.emplace(rule, activeKinds(*rule)).first;
@@ -46,8 +50,8 @@ ValidationResult validateGraph(const Graph& graph, const RuleSet& rules, const S
   // For ops without a rule, the rule target they are likely a typo of: once per distinct op.
   std::vector<std::string_view> nearTarget(graph.targets().size());
   std::vector<std::string_view> allTargets;
-  for (size_t t = 0; t < graph.targets().size(); ++t) {
-    if (ruleOfTarget[t]) continue;
+  for (uint32_t t = 0; t < graph.targets().size(); ++t) {
+    if (facts.ruleOfTarget(t)) continue;
     if (allTargets.empty())
       for (const Rule& r : rules.rules()) allTargets.insert(allTargets.end(), r.targets.begin(), r.targets.end());
     // At most two edits (a swapped or missing letter): ops share "aten." and ".default", so
@@ -56,7 +60,7 @@ ValidationResult validateGraph(const Graph& graph, const RuleSet& rules, const S
     if (!near.empty() && editDistanceIgnoringCase(graph.targets()[t], near) <= 2) nearTarget[t] = near;
   }
 
-  NodeValidator nv(graph, soc, options, rules.backend(), result.diagnostics);
+  NodeValidator nv(graph, facts.roots(), soc, options, rules.backend(), result.diagnostics);
   const std::vector<uint8_t>& skip = options.skipNodes;
   const size_t count = graph.nodes().size();
   for (uint32_t i = 0; i < count; ++i) {
@@ -65,7 +69,7 @@ ValidationResult validateGraph(const Graph& graph, const RuleSet& rules, const S
     const Node& node = graph.node(i);
     if (node.kind != NodeKind::kCall || (i < skip.size() && skip[i])) continue;
     ++result.nodesChecked;
-    const Rule* rule = node.targetId == Node::kNoTarget ? nullptr : ruleOfTarget[node.targetId];
+    const Rule* rule = facts.ruleOf(node);
     if (!rule) {
       nv.reportNoRule(node, node.targetId == Node::kNoTarget ? std::string_view() : nearTarget[node.targetId]);
       continue;

@@ -10,8 +10,9 @@
 #include <vector>
 
 #include "qnnrules/core/Diagnostic.h"
-#include "qnnrules/graph/Graph.h"
 #include "qnnrules/core/QnnTypes.h"
+#include "qnnrules/facts/GraphFacts.h"
+#include "qnnrules/graph/Graph.h"
 #include "qnnrules/model/RuleSet.h"
 
 namespace qnnrules {
@@ -45,6 +46,8 @@ struct EncodingsResult {
 };
 
 EncodingsResult computeEncodings(const Graph& graph, const RuleSet& rules, const EncodeOptions& options = {});
+// The same over the run's facts (rules per target, shared roots), built once by the engine.
+EncodingsResult computeEncodings(const GraphFacts& facts, const EncodeOptions& options = {});
 
 // {"version": 1, "graph": ..., "tensors": {name: {dtype, bitwidth, encoding, scale, offset, ...}}}
 std::string encodingsToJson(const EncodingsResult& result, const std::string& graphName,

@@ -87,6 +87,11 @@ struct Diagnostic {
   std::string expected;
   std::string actual;
   std::string hint;      // how to fix it
+  // The node's index in the graph the run judged (after the Q/DQ fold), so later passes find it
+  // without looking its name up again; kNoNode for file errors and for diagnostics about nodes
+  // of the graph before the fold.
+  static constexpr uint32_t kNoNode = UINT32_MAX;
+  uint32_t nodeIndex = kNoNode;
 };
 
 using DiagnosticList = std::vector<Diagnostic>;

@@ -12,6 +12,7 @@
 #include "qnnrules/graph/Graph.h"
 #include "qnnrules/model/RuleSet.h"
 #include "qnnrules/model/Soc.h"
+#include "qnnrules/facts/GraphFacts.h"
 #include "qnnrules/graph/UserIndex.h"
 #include "qnnrules/validate/Validator.h"
 #include "qnnrules/passes/Prune.h"
@@ -30,8 +31,9 @@ struct PartitionOptions {
   // Dead nodes are left out (placement none, in no partition); constant nodes follow their
   // users like parameters. Null: every node counts.
   const PruneResult* pruned = nullptr;
-  // The graph's user index when the caller has one (the engine builds it once for pruning).
-  const UserIndex* users = nullptr;
+  // The run's facts when the caller has them (the engine builds them once for every pass):
+  // the graph's user index and the rule of each target. Null: built here.
+  const GraphFacts* facts = nullptr;
   // The lowering path: which refused nodes fail the whole session instead of falling back.
   // Null: every refused node falls back to CPU.
   const BoundLowering* lowering = nullptr;

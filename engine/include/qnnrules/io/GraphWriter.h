@@ -19,11 +19,9 @@ struct GraphWriteOptions {
 };
 
 std::string writeGraphText(const Graph& graph, const GraphWriteOptions& options = {});
+// One node as the graph format writes it (one line), in time proportional to the node, not the
+// graph: what Python's Graph.node(name) returns.
+std::string writeNodeText(const Graph& graph, uint32_t node);
 Status writeGraphFile(const Graph& graph, const std::filesystem::path& path, const GraphWriteOptions& options = {});
-
-// Writes `content` to `path` as writeOutputFile does (io/SafeOutputFile.h): symlinks written
-// through, devices and FIFOs streamed to, other non-regular files refused, regular files
-// replaced atomically with their mode kept; on any error `path` is left as it was.
-Status writeFileAtomically(const std::filesystem::path& path, std::string_view content);
 
 }  // namespace qnnrules

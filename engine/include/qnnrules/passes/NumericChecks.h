@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "qnnrules/core/Diagnostic.h"
+#include "qnnrules/facts/GraphFacts.h"
 #include "qnnrules/graph/Graph.h"
 #include "qnnrules/model/RuleSet.h"
 
@@ -32,5 +33,7 @@ struct NumericCheckOptions {
 // Errors with codes scale-not-finite, scale-out-of-range, zero-point-out-of-range,
 // channel-count, block-size and bias-scale, in graph order.
 DiagnosticList checkQuantParams(const Graph& graph, const RuleSet& rules, const NumericCheckOptions& options = {});
+// The same over the run's facts (rules per target, shared roots), built once by the engine.
+DiagnosticList checkQuantParams(const GraphFacts& facts, const NumericCheckOptions& options = {});
 
 }  // namespace qnnrules

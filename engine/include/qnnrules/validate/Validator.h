@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "qnnrules/core/Diagnostic.h"
+#include "qnnrules/facts/GraphFacts.h"
 #include "qnnrules/graph/Graph.h"
 #include "qnnrules/model/RuleSet.h"
 #include "qnnrules/model/Soc.h"
@@ -34,6 +35,8 @@ struct ValidationResult {
 
 ValidationResult validateGraph(const Graph& graph, const RuleSet& rules, const SocInfo& soc,
                                const ValidateOptions& options = {});
+// The same over the run's facts (the engine builds them once and shares them with every pass).
+ValidationResult validateGraph(const GraphFacts& facts, const SocInfo& soc, const ValidateOptions& options = {});
 
 // Warn mode: every error becomes a warning. Checks are the same in both modes.
 void applyMode(ValidationResult& result, Mode mode);

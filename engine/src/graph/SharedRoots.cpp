@@ -1,4 +1,4 @@
-#include "SharedRoots.h"
+#include "qnnrules/graph/SharedRoots.h"
 
 namespace qnnrules {
 
@@ -12,7 +12,7 @@ const QuantSpec* SharedRoots::edgeSpec(const SharedRef& ref) const {
   return nullptr;
 }
 
-Resolved SharedRoots::resolve(const QuantSpec* spec) {
+Resolved SharedRoots::resolve(const QuantSpec* spec) const {
   if (!spec) return {Resolution::kUnannotated, nullptr};
   // Most specs are concrete: no memo lookup for them (only shared ones are ever memoized).
   if (!spec->isShared()) return {Resolution::kConcrete, spec};
@@ -50,6 +50,17 @@ Resolved SharedRoots::resolve(const QuantSpec* spec) {
   }
   for (const QuantSpec* p : path_) memo_[p] = result;
   return result;
+}
+
+const QuantSpec* SharedRoots::concreteSpecOf(const Argument& a) const {
+  if (a.kind != Argument::Kind::kTensor) return nullptr;
+  const QuantSpec* own = a.qspec ? &*a.qspec : nullptr;
+  if (!own) {
+    const Node& p = g_.node(a.tensor.node);
+    if (a.tensor.output < p.outputs.size() && p.outputs[a.tensor.output].qspec) own = &*p.outputs[a.tensor.output].qspec;
+  }
+  const Resolved r = resolve(own);
+  return r.how == Resolution::kConcrete ? r.root : nullptr;
 }
 
 }  // namespace qnnrules
