@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "OnnxConstants.h"
 #include "OnnxModule.h"
 #include "OnnxShapeInference.h"
 #include "CheckedArith.h"
@@ -19,14 +20,6 @@
 
 namespace qnnrules {
 namespace {
-
-// Elements of a constant the reader may fold: negative or overflowing dims read as more than
-// any fold takes (checked arithmetic, CheckedArith.h).
-int64_t foldedCount(const onnx::TensorProto& t) {
-  const std::optional<uint64_t> n = checked::elementCount(std::span<const int64_t>(t.dims().data(), t.dims().size()));
-  return n && *n <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ? static_cast<int64_t>(*n)
-                                                                                : std::numeric_limits<int64_t>::max();
-}
 
 
 using namespace onnxio;  // NOLINT(google-build-using-namespace): the reader's own helpers
@@ -37,65 +30,8 @@ struct TensorInfo {
   bool hasShape = false;
 };
 
-bool isDefaultDomain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
-
 // Q/DQ in the default domain, or ORT's contrib versions (16-bit before opset 21).
 bool isQdqDomain(const std::string& d) { return isDefaultDomain(d) || d == "com.microsoft"; }
-
-// Ops whose output is a constant when every input is one: what torch.onnx puts between a
-// constant and a Q/DQ parameter (Identity, Cast, ConstantOfShape, Reshape/Unsqueeze/Squeeze),
-// and what ONNX Runtime's constant folding removes before any execution provider sees the graph.
-bool isFoldableOp(const onnx::NodeProto& n) {
-  if (!isDefaultDomain(n.domain()) || n.output_size() < 1) return false;
-  const std::string& t = n.op_type();
-  return t == "Identity" || t == "Cast" || t == "ConstantOfShape" || t == "Reshape" || t == "Unsqueeze" ||
-         t == "Squeeze";
-}
-
-// A folded tensor's values are kept only up to this many elements (Q/DQ parameters are small);
-// a larger folded tensor is still a constant, without values.
-constexpr int64_t kMaxFoldedElements = 1 << 16;
-
-// The values of a numeric tensor as doubles (integers exactly up to 2^53).
-bool readNumbers(const onnx::TensorProto& t, std::vector<double>& out, std::string& why) {
-  if (readFloats(t, out, why)) return true;
-  std::vector<int64_t> ints;
-  if (!readInts(t, ints, why)) return false;
-  out.assign(ints.begin(), ints.end());
-  return true;
-}
-
-// Writes `values` into `t` as ONNX type `type` (float types as float32/double data, 16-bit
-// floats as float32: only their values are read back). False for a type it cannot hold.
-bool writeNumbers(onnx::TensorProto& t, int32_t type, const std::vector<double>& values) {
-  switch (type) {
-    case kFloat: case kFloat16: case kBFloat16:
-      t.set_data_type(kFloat);
-      for (double v : values) t.add_float_data(static_cast<float>(v));
-      return true;
-    case kDouble:
-      t.set_data_type(kDouble);
-      for (double v : values) t.add_double_data(v);
-      return true;
-    case kInt64:
-      t.set_data_type(kInt64);
-      for (double v : values)
-        t.add_int64_data(std::isfinite(v) ? static_cast<int64_t>(std::clamp(v, -9.2e18, 9.2e18)) : 0);
-      return true;
-    case kInt32: case kInt16: case kUInt16: case kInt8: case kUInt8: case kBool: {
-      const std::optional<QuantStorage> range = type == kBool ? QuantStorage{ScalarType::kBool, 0, 1} : quantStorageOf(type);
-      t.set_data_type(type);
-      for (double v : values) {
-        const double c = std::isfinite(v) ? std::clamp(std::trunc(v), static_cast<double>(range->quantMin),
-                                                       static_cast<double>(range->quantMax))
-                                          : 0.0;
-        t.add_int32_data(type == kBool ? (v != 0.0 ? 1 : 0) : static_cast<int32_t>(c));
-      }
-      return true;
-    }
-    default: return false;
-  }
-}
 
 class Builder {
  public:
@@ -127,12 +63,12 @@ class Builder {
     graph_.name = g.name();
     inferShapesIfNeeded();
     if (Status st = collectTypes(); !st.isOk()) return st;
-    for (const onnx::TensorProto& t : g.initializer()) initializers_.emplace(t.name(), &t);
+    for (const onnx::TensorProto& t : g.initializer()) constants_.addInitializer(t);
     std::vector<int> order;
     if (Status st = topologicalOrder(order); !st.isOk()) return st;
     graph_.reserve(static_cast<size_t>(g.node_size() + g.input_size() + g.initializer_size() + 1));
     for (const onnx::ValueInfoProto& in : g.input()) {
-      if (initializers_.count(in.name())) continue;  // an initializer with a default: a constant
+      if (constants_.initializer(in.name())) continue;  // an initializer with a default: a constant
       Node n;
       n.name = uniqueName(in.name());
       n.kind = NodeKind::kInput;
@@ -145,7 +81,7 @@ class Builder {
       Status st = n.op_type() == "Constant" && isDefaultDomain(n.domain()) ? addConstant(n)
                   : (n.op_type() == "QuantizeLinear" || n.op_type() == "DequantizeLinear") && isQdqDomain(n.domain())
                       ? addQdq(n, n.op_type() == "QuantizeLinear")
-                  : isFoldableOp(n) && allInputsConstant(n) ? addFolded(n)
+                  : constants_.foldable(n) ? addFolded(n)
                                                             : addCall(n);
       if (!st.isOk()) return st;
     }
@@ -318,7 +254,7 @@ class Builder {
     if (tensor.empty()) return Argument{};
     if (auto p = producers_.find(tensor); p != producers_.end())
       return Argument::tensorRef(p->second.node, p->second.output);
-    if (initializers_.count(tensor)) {
+    if (constants_.initializer(tensor)) {
       Node n;
       n.name = uniqueName(tensor);
       n.kind = NodeKind::kParameter;
@@ -357,7 +293,7 @@ class Builder {
   int rankOf(const std::string& tensor) const {
     if (auto it = types_.find(tensor); it != types_.end() && it->second.hasShape)
       return static_cast<int>(it->second.shape.size());
-    if (auto it = initializers_.find(tensor); it != initializers_.end()) return it->second->dims_size();
+    if (const onnx::TensorProto* t = constants_.initializer(tensor)) return t->dims_size();
     return -1;
   }
 
@@ -386,22 +322,7 @@ class Builder {
 
   // A constant tensor a Q/DQ node may take its scale or zero point from.
   Status addConstant(const onnx::NodeProto& on) {
-    const onnx::TensorProto* value = nullptr;
-    for (const onnx::AttributeProto& a : on.attribute()) {
-      if (a.name() == "value" && a.has_t()) {
-        value = &a.t();
-      } else if (a.name() == "value_float" || a.name() == "value_int") {
-        onnx::TensorProto& t = ownedTensors_.emplace_back();
-        if (a.name() == "value_float") {
-          t.set_data_type(kFloat);
-          t.add_float_data(a.f());
-        } else {
-          t.set_data_type(kInt64);
-          t.add_int64_data(a.i());
-        }
-        value = &t;
-      }
-    }
+    const onnx::TensorProto* value = constants_.constantNodeValue(on);
     Node n;
     n.name = uniqueName(displayName(on));
     n.kind = NodeKind::kConstant;
@@ -412,171 +333,30 @@ class Builder {
       m.shape.assign(value->dims().begin(), value->dims().end());
       for (int64_t d : m.shape)
         if (d < 0) return fail(nodeLabel(on) + " value has a negative dimension (" + std::to_string(d) + ")");
-      if (!out.empty()) constants_[out] = value;
     }
-    if (!out.empty()) constantNames_.insert(out);
+    constants_.record(out, value);
     n.outputs.push_back(std::move(m));
     return add(std::move(n), {out});
-  }
-
-  bool isConstantTensor(const std::string& name) const {
-    return initializers_.count(name) || constantNames_.count(name);
-  }
-
-  bool allInputsConstant(const onnx::NodeProto& on) const {
-    for (const std::string& in : on.input())
-      if (!in.empty() && !isConstantTensor(in)) return false;
-    return true;
-  }
-
-  // The integer values of a small constant input (a shape or axes), or nullopt.
-  std::optional<std::vector<int64_t>> constantInts(const onnx::NodeProto& on, int k) const {
-    if (k >= on.input_size() || on.input(k).empty()) return std::nullopt;
-    const onnx::TensorProto* t = constantTensor(on.input(k));
-    std::vector<int64_t> v;
-    std::string why;
-    if (!t || foldedCount(*t) > kMaxFoldedElements || !readInts(*t, v, why)) return std::nullopt;
-    return v;
-  }
-
-  // The output dims of a Reshape/Unsqueeze/Squeeze of `in` (dims `d`), or nullopt when they
-  // cannot be worked out from constants.
-  std::optional<std::vector<int64_t>> reshapedDims(const onnx::NodeProto& on, std::vector<int64_t> d,
-                                                   int64_t count) const {
-    const std::string& op = on.op_type();
-    std::optional<std::vector<int64_t>> axes = constantInts(on, 1);
-    if (!axes && op != "Reshape")
-      if (const onnx::AttributeProto* a = attribute(on, "axes")) axes.emplace(a->ints().begin(), a->ints().end());
-    if (op == "Reshape") {
-      if (!axes) return std::nullopt;
-      std::vector<int64_t> out = *axes;
-      const onnx::AttributeProto* allowZero = attribute(on, "allowzero");
-      int64_t known = 1;
-      int inferred = -1;
-      for (size_t i = 0; i < out.size(); ++i) {
-        if (out[i] == 0 && !(allowZero && allowZero->i() != 0)) {
-          if (i >= d.size()) return std::nullopt;
-          out[i] = d[i];
-        }
-        if (out[i] == -1) {
-          if (inferred >= 0) return std::nullopt;
-          inferred = static_cast<int>(i);
-        } else if (out[i] < 0) {
-          return std::nullopt;
-        } else {
-          known *= out[i];
-        }
-      }
-      if (inferred >= 0) out[static_cast<size_t>(inferred)] = known > 0 ? count / known : 0;
-      return out;
-    }
-    if (op == "Unsqueeze") {
-      if (!axes) return std::nullopt;
-      const auto rank = static_cast<int64_t>(d.size() + axes->size());
-      std::vector<int64_t> sorted;
-      for (int64_t a : *axes) sorted.push_back(a < 0 ? a + rank : a);
-      std::sort(sorted.begin(), sorted.end());
-      for (int64_t a : sorted) {
-        if (a < 0 || a > static_cast<int64_t>(d.size())) return std::nullopt;
-        d.insert(d.begin() + a, 1);
-      }
-      return d;
-    }
-    // Squeeze: the given axes, or every dimension of size 1.
-    std::vector<int64_t> out;
-    const auto rank = static_cast<int64_t>(d.size());
-    for (int64_t i = 0; i < rank; ++i) {
-      bool drop = !axes && d[static_cast<size_t>(i)] == 1;
-      if (axes)
-        for (int64_t a : *axes) drop = drop || (a < 0 ? a + rank : a) == i;
-      if (!drop) out.push_back(d[static_cast<size_t>(i)]);
-    }
-    return out;
-  }
-
-  // The value of a foldable node whose inputs are all constant, when it is small and every
-  // value it needs is known; nullptr otherwise (it stays a constant without values).
-  const onnx::TensorProto* foldValue(const onnx::NodeProto& on) {
-    const std::string& op = on.op_type();
-    if (op == "ConstantOfShape") {
-      std::optional<std::vector<int64_t>> shape = constantInts(on, 0);
-      if (!shape) return nullptr;
-      int64_t count = 1;
-      for (int64_t d : *shape) {
-        if (d < 0 || (d > 0 && count > kMaxFoldedElements / d)) return nullptr;
-        count *= d;
-      }
-      if (count > kMaxFoldedElements) return nullptr;
-      int32_t type = kFloat;
-      std::vector<double> fill{0.0};
-      std::string why;
-      if (const onnx::AttributeProto* a = attribute(on, "value"); a && a->has_t()) {
-        type = a->t().data_type();
-        if (!readNumbers(a->t(), fill, why) || fill.size() != 1) return nullptr;
-      }
-      onnx::TensorProto& t = ownedTensors_.emplace_back();
-      for (int64_t d : *shape) t.add_dims(d);
-      if (!writeNumbers(t, type, std::vector<double>(static_cast<size_t>(count), fill[0]))) return nullptr;
-      return &t;
-    }
-    const onnx::TensorProto* in = on.input_size() > 0 ? constantTensor(on.input(0)) : nullptr;
-    if (!in) return nullptr;
-    if (op == "Identity") return in;
-    const int64_t count = foldedCount(*in);
-    if (count > kMaxFoldedElements) return nullptr;
-    std::vector<double> values;
-    std::string why;
-    if (!readNumbers(*in, values, why)) return nullptr;
-    onnx::TensorProto& t = ownedTensors_.emplace_back();
-    int32_t type = in->data_type();
-    if (op == "Cast") {
-      const onnx::AttributeProto* to = attribute(on, "to");
-      if (!to) return nullptr;
-      type = static_cast<int32_t>(to->i());
-      t.mutable_dims()->CopyFrom(in->dims());
-    } else {
-      std::optional<std::vector<int64_t>> dims = reshapedDims(on, {in->dims().begin(), in->dims().end()}, count);
-      if (!dims) return nullptr;
-      for (int64_t d : *dims) t.add_dims(d);
-      if (foldedCount(t) != count) return nullptr;
-    }
-    if (!writeNumbers(t, type, values)) return nullptr;
-    return &t;
   }
 
   // A foldable node whose inputs are all constant becomes a constant, as ONNX Runtime's
   // constant folding makes it: a Q/DQ node can read its scale or zero point through it.
   Status addFolded(const onnx::NodeProto& on) {
-    const onnx::TensorProto* value = foldValue(on);
+    const onnx::TensorProto* value = constants_.foldValue(on);
     Node n;
     n.name = uniqueName(displayName(on));
     n.kind = NodeKind::kConstant;
     const std::string& out = on.output(0);
     TensorMeta m = metaOf(out);
     if (on.op_type() == "Cast") {
-      if (const onnx::AttributeProto* to = attribute(on, "to")) m.dtype = scalarTypeOf(static_cast<int32_t>(to->i()));
+      if (const onnx::AttributeProto* to = onnxAttribute(on, "to")) m.dtype = scalarTypeOf(static_cast<int32_t>(to->i()));
     } else if (value && !types_.count(out)) {
       m.dtype = scalarTypeOf(value->data_type());
     }
     if (value && m.shape.empty()) m.shape.assign(value->dims().begin(), value->dims().end());
-    if (!out.empty()) {
-      constantNames_.insert(out);
-      if (value) constants_[out] = value;
-    }
+    constants_.record(out, value);
     n.outputs.push_back(std::move(m));
     return add(std::move(n), {out});
-  }
-
-  const onnx::TensorProto* constantTensor(const std::string& name) const {
-    if (auto it = initializers_.find(name); it != initializers_.end()) return it->second;
-    if (auto it = constants_.find(name); it != constants_.end()) return it->second;
-    return nullptr;
-  }
-
-  static const onnx::AttributeProto* attribute(const onnx::NodeProto& n, std::string_view name) {
-    for (const onnx::AttributeProto& a : n.attribute())
-      if (a.name() == name) return &a;
-    return nullptr;
   }
 
   // QuantizeLinear(x, y_scale, y_zero_point?) / DequantizeLinear(x, x_scale, x_zero_point?) ->
@@ -587,14 +367,14 @@ class Builder {
     const std::string label = nodeLabel(on);
     if (on.input_size() < 2 || on.input(1).empty()) return fail(label + " has no scale input");
     if (on.output_size() < 1) return fail(label + " has no output");
-    const onnx::TensorProto* scale = constantTensor(on.input(1));
+    const onnx::TensorProto* scale = constants_.value(on.input(1));
     if (!scale)
       return fail(label + " scale '" + on.input(1) +
                   "' is a missing initializer: the scale must be an initializer, a Constant node's output or a "
                   "constant folded through Identity, Cast, ConstantOfShape, Reshape, Unsqueeze or Squeeze");
     const onnx::TensorProto* zp = nullptr;
     if (on.input_size() > 2 && !on.input(2).empty()) {
-      zp = constantTensor(on.input(2));
+      zp = constants_.value(on.input(2));
       if (!zp)
         return fail(label + " zero point '" + on.input(2) +
                     "' is a missing initializer: the zero point must be an initializer, a Constant node's output or a "
@@ -611,7 +391,7 @@ class Builder {
     int32_t qtype = kUInt8;
     if (zp) {
       qtype = zp->data_type();
-    } else if (const onnx::AttributeProto* a = attribute(on, "output_dtype"); quantize && a && a->i() != 0) {
+    } else if (const onnx::AttributeProto* a = onnxAttribute(on, "output_dtype"); quantize && a && a->i() != 0) {
       qtype = static_cast<int32_t>(a->i());
     } else if (!quantize) {
       if (auto it = types_.find(on.input(0)); it != types_.end() && it->second.type != kUndefined) qtype = it->second.type;
@@ -628,9 +408,9 @@ class Builder {
     if (auto it = types_.find(x); it != types_.end() && it->second.hasShape) xInfo = &it->second;
     const int64_t rank = xInfo ? static_cast<int64_t>(xInfo->shape.size()) : -1;
     int64_t blockSize = 0;
-    if (const onnx::AttributeProto* a = attribute(on, "block_size")) blockSize = a->i();
+    if (const onnx::AttributeProto* a = onnxAttribute(on, "block_size")) blockSize = a->i();
     int64_t axis = 1;
-    if (const onnx::AttributeProto* a = attribute(on, "axis")) axis = a->i();
+    if (const onnx::AttributeProto* a = onnxAttribute(on, "axis")) axis = a->i();
     if (axis < 0 && rank > 0) axis += rank;
     const bool perTensor = scales.size() == 1 && scale->dims_size() <= 1 && blockSize == 0;
     if (!perTensor && (axis < 0 || (rank >= 0 && axis >= rank)))
@@ -687,10 +467,7 @@ class Builder {
   std::string name_;
   Graph graph_;
   std::unordered_map<std::string, TensorInfo> types_;
-  std::unordered_map<std::string, const onnx::TensorProto*> initializers_;
-  std::unordered_map<std::string, const onnx::TensorProto*> constants_;  // constant values by tensor name
-  std::unordered_set<std::string> constantNames_;  // Constant and folded outputs, with or without values
-  std::deque<onnx::TensorProto> ownedTensors_;  // scalar Constant attributes, folded values (stable addresses)
+  OnnxConstants constants_;
   std::unordered_map<std::string, TensorRef> producers_;
   std::unordered_set<std::string> reserved_;
 };
