@@ -4,6 +4,7 @@
 # include/ is internal to the build.
 set(QNNRULES_PUBLIC_HEADERS
   qnnrules/Engine.h
+  qnnrules/RecipeSearch.h
   qnnrules/annotate/Annotator.h
   qnnrules/annotate/Encodings.h
   qnnrules/annotate/Recipe.h

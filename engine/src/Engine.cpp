@@ -121,6 +121,12 @@ std::vector<std::string> Engine::ruleDirs() const {
 std::string GraphAnalysis::delegationText() const { return formatDelegationText(*graph, delegation); }
 std::string GraphAnalysis::delegationJson() const { return formatDelegationJson(*graph, delegation); }
 
+const QuantConfigTable* Engine::quantConfigs() const {
+  if (!ok()) return nullptr;
+  const RuleRegistry::QuantConfigLoad& load = registry_->quantConfigs();
+  return load.status.isOk() ? load.table.get() : nullptr;
+}
+
 AnnotateResult Engine::annotate(Graph& graph, const AnnotateOptions& options) const {
   AnnotateResult result;
   if (!ok()) {  // no rules to annotate by: say why the engine did not open

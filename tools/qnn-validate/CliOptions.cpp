@@ -99,6 +99,11 @@ std::optional<int> parseCommandLine(int argc, char** argv, CliOptions& o) {
   app.add_option("--explain-node", o.explainNode, "say which config, override and rule decided each port of NAME")
       ->needs(annotate);
   app.add_option("--encodings", o.encodings, "write encodings computed from the graph's min/max statistics");
+  auto* suggest = app.add_option("--suggest-recipe", o.suggestRecipe,
+                                 "write a recipe of per-node overrides that makes the --annotate config valid on the SoC")
+                      ->needs(annotate);
+  app.add_option("--plan", o.plan, "write a recipe giving each node the most precise config the SoC takes")
+      ->excludes(suggest);
   app.add_option("--backend-option", o.backendOptions, "backend option NAME=VALUE (repeatable), e.g. fps=30")
       ->expected(1)
       ->allow_extra_args(false)  // one NAME=VALUE per flag, so a following graph path is not swallowed

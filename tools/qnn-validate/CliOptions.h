@@ -34,6 +34,8 @@ struct CliOptions {
   std::string output;       // annotated graph
   std::string explainNode;
   std::string encodings;    // encodings JSON from the graph's statistics
+  std::string suggestRecipe;  // --suggest-recipe: write per-node overrides that make --annotate's config valid
+  std::string plan;           // --plan: write the most precise config per node as a recipe
   // Delegation (docs/delegation.md)
   std::vector<std::string> backendOptions;  // NAME=VALUE
   bool requireFull = false;

@@ -17,6 +17,7 @@
 
 #include "CliOptions.h"
 #include "OutputFiles.h"
+#include "RecipeFiles.h"
 #include "qnnrules/Engine.h"
 #include "qnnrules/pipeline/RunReportFormat.h"
 #include "qnnrules/pipeline/RunBaseline.h"
@@ -139,17 +140,20 @@ int run(const CliOptions& o) {
   }
   if (o.format == "sarif") {
     // The SARIF log says how the run ended, so the files are written first.
-    const int rc = writeOutputFiles(o, report);
+    int rc = writeOutputFiles(o, report);
+    if (rc == kExitValid) rc = writeRecipeFiles(o, engine);
     const qnnrules::SarifInvocation invocation{
         rc != kExitBadInput, rc != kExitValid ? rc : qnnrules::runExitCode(report),
-        rc == kExitBadInput ? std::vector<std::string>{"an output file (--html, --dot, --output or --encodings) "
-                                                       "could not be written; see the standard error"}
+        rc == kExitBadInput ? std::vector<std::string>{"an output file (--html, --dot, --output, --encodings, "
+                                                       "--suggest-recipe or --plan) could not be written; see the "
+                                                       "standard error"}
                             : std::vector<std::string>{}};
     printReport(o, report, &invocation);
     return invocation.exitCode;
   }
   printReport(o, report);
   if (int rc = writeOutputFiles(o, report); rc != kExitValid) return rc;
+  if (int rc = writeRecipeFiles(o, engine); rc != kExitValid) return rc;
   return report.failed() ? kExitViolations : kExitValid;
 }
 

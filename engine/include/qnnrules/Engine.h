@@ -99,6 +99,9 @@ class Engine {
   GraphAnalysis analyze(const Graph& graph) const;
   // Every option of the backend with its value (the user's, else the default); requires ok().
   const std::vector<ResolvedOption>& backendOptions() const { return backendOptions_; }
+  // quant_configs.yaml as the registry loads it (the last rules directory that has one); null
+  // when it has errors (annotate() reports them) or the engine did not open.
+  const QuantConfigTable* quantConfigs() const;
 
  private:
   EngineOptions options_;

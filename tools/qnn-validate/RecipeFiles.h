@@ -1,0 +1,13 @@
+// --suggest-recipe and --plan (qnnrules/RecipeSearch.h): the search on the graph file, its
+// summary after the report, and the recipe written like every other output file.
+#pragma once
+
+#include "CliOptions.h"
+#include "qnnrules/Engine.h"
+
+namespace qnnvalidate {
+
+// kExitValid when nothing was asked or the recipe was written; kExitBadInput otherwise.
+int writeRecipeFiles(const CliOptions& o, const qnnrules::Engine& engine);
+
+}  // namespace qnnvalidate
