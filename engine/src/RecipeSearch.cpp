@@ -237,13 +237,24 @@ void settle(Search& s, const Candidate& base, std::map<std::string, Pick>& picks
     if (!cpu.count(node)) out.validatesClean = false;
 }
 
-// The engine the search judges with: strict, so a violation is an error whatever the caller's
-// mode (in warn mode a recommended-constraint warning and a violation look alike).
-const Engine& strictEngine(const Engine& engine, std::optional<Engine>& own) {
-  if (engine.options().mode == Mode::kStrict) return engine;
-  EngineOptions o = engine.options();
-  o.mode = Mode::kStrict;
-  return own.emplace(std::move(o));
+// A search ready to run: the engine it judges with and its candidates.
+struct Opened {
+  std::optional<Engine> own;
+  const Engine* judge = nullptr;
+  std::optional<Search> search;
+};
+
+// The engine the search judges with is strict, so a violation is an error whatever the
+// caller's mode (in warn mode a recommended-constraint warning and a violation look alike).
+Status open(const Engine& engine, const Graph& graph, const RecipeSearchOptions& options, Opened& x) {
+  x.judge = &engine;
+  if (engine.options().mode != Mode::kStrict) {
+    EngineOptions o = engine.options();
+    o.mode = Mode::kStrict;
+    x.judge = &x.own.emplace(std::move(o));
+  }
+  if (!x.judge->ok()) return x.judge->status();
+  return x.search.emplace(*x.judge, graph, options).loadCandidates();
 }
 
 }  // namespace
@@ -251,14 +262,10 @@ const Engine& strictEngine(const Engine& engine, std::optional<Engine>& own) {
 RecipeSearchResult suggestRecipe(const Engine& engine, const Graph& graph, const std::string& config,
                                  const RecipeSearchOptions& options) {
   RecipeSearchResult out;
-  std::optional<Engine> own;
-  const Engine& judge = strictEngine(engine, own);
-  if (!judge.ok()) {
-    out.status = judge.status();
-    return out;
-  }
-  Search s(judge, graph, options);
-  if (out.status = s.loadCandidates(); !out.ok()) return out;
+  Opened opened;
+  if (out.status = open(engine, graph, options, opened); !out.ok()) return out;
+  Search& s = *opened.search;
+  const Engine& judge = *opened.judge;
   StatusOr<Candidate> base = s.selection(config);
   if (!base.isOk()) {
     out.status = base.status();
@@ -296,14 +303,10 @@ RecipeSearchResult suggestRecipe(const Engine& engine, const Graph& graph, const
 
 RecipeSearchResult planPrecision(const Engine& engine, const Graph& graph, const RecipeSearchOptions& options) {
   RecipeSearchResult out;
-  std::optional<Engine> own;
-  const Engine& judge = strictEngine(engine, own);
-  if (!judge.ok()) {
-    out.status = judge.status();
-    return out;
-  }
-  Search s(judge, graph, options);
-  if (out.status = s.loadCandidates(); !out.ok()) return out;
+  Opened opened;
+  if (out.status = open(engine, graph, options, opened); !out.ok()) return out;
+  Search& s = *opened.search;
+  const Engine& judge = *opened.judge;
   if (s.candidates().empty()) {
     out.status = Status(StatusCode::kInvalidArgument, "no candidate config to plan with");
     return out;
