@@ -8,7 +8,6 @@ Usage: run_hostile.py --validate QNN_VALIDATE --rules-tool QNN_RULES [--only NAM
 import argparse
 import json
 import os
-import resource
 import shutil
 import signal
 import stat
@@ -264,13 +263,28 @@ SANITIZED = os.environ.get("QNNRULES_HOSTILE_SANITIZED") == "1"
 SANITIZER_MEMORY_FACTOR = 3
 
 
+MEASURE_PEAK = os.path.join(HERE, "measure_peak.py")
+
+
+def start_measured(cmd, memory_limit_mb=None, **popen_args):
+    """Starts `cmd` under measure_peak.py, in a process group of its own (signal_later signals
+    the group), with the address space capped at `memory_limit_mb` when given."""
+    fd, peak_file = tempfile.mkstemp(prefix="hostile-peak-")
+    os.close(fd)
+    p = subprocess.Popen([sys.executable, MEASURE_PEAK, peak_file, str(memory_limit_mb or 0), "--"] + cmd,
+                         start_new_session=True, **popen_args)
+    p.peak_file = peak_file
+    return p
+
+
 def signal_later(p, delay, sig=signal.SIGKILL):
-    """A started timer sending `sig` to `p` after `delay` s. os.kill, not Popen.send_signal: that
-    polls, and a poll from the timer's thread could reap the child before wait_measured's wait4.
-    The child is reaped only by wait4, after which the timer is cancelled."""
+    """A started timer sending `sig` to the process group of `p` (started by start_measured)
+    after `delay` s. os.killpg, not Popen.send_signal: that polls, and a poll from the timer's
+    thread could reap the child before wait_measured's wait4. The child is reaped only by wait4,
+    after which the timer is cancelled."""
     def send():
         try:
-            os.kill(p.pid, sig)
+            os.killpg(p.pid, sig)
         except ProcessLookupError:
             pass
     timer = threading.Timer(delay, send)
@@ -279,11 +293,14 @@ def signal_later(p, delay, sig=signal.SIGKILL):
 
 
 def wait_measured(p):
-    """Waits for the Popen `p` (the timer, if any, kills it on a hang); its exit code and its own
-    peak RSS in bytes (wait4's rusage: the child alone, not the maximum over every child so far)."""
-    _, status, usage = os.wait4(p.pid, 0)
+    """Waits for `p` (started by start_measured); its exit code and the tool's own peak RSS in
+    bytes (0 when it was killed before measure_peak.py could say)."""
+    _, status, _ = os.wait4(p.pid, 0)
     p.returncode = os.waitstatus_to_exitcode(status)
-    return p.returncode, usage.ru_maxrss * 1024
+    with open(p.peak_file, encoding="utf-8") as f:
+        text = f.read()
+    os.unlink(p.peak_file)
+    return p.returncode, int(text) if text else 0
 
 
 def allowed_memory(inp):
@@ -293,15 +310,10 @@ def allowed_memory(inp):
 
 
 def run_measured(cmd, env, memory_limit_mb=None):
-    """Runs `cmd`; (exit code or None on timeout, stdout + stderr, peak RSS in bytes). The peak
-    is the child's own (wait4), not the maximum over every child so far."""
-    def limit():
-        if memory_limit_mb:
-            n = memory_limit_mb << 20
-            resource.setrlimit(resource.RLIMIT_AS, (n, n))
+    """Runs `cmd`; (exit code or None on timeout, stdout + stderr, the tool's peak RSS in bytes)."""
     with tempfile.TemporaryFile() as out:
-        p = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                             preexec_fn=limit)
+        p = start_measured(cmd, memory_limit_mb, env=env, stdout=out, stderr=subprocess.STDOUT,
+                           stdin=subprocess.DEVNULL)
         timer = signal_later(p, TIMEOUT)
         _, peak = wait_measured(p)
         timed_out = not timer.is_alive()
@@ -485,7 +497,7 @@ class Case:
             with open(log, "w", encoding="utf-8") as f:
                 f.write("previous run\n")
             with open(log, "ab") as f, tempfile.TemporaryFile() as err:
-                p = subprocess.Popen(cmd, env=env, stdout=f, stderr=err)
+                p = start_measured(cmd, env=env, stdout=f, stderr=err)
                 timer = signal_later(p, TIMEOUT)
                 returncode, peak = wait_measured(p)
                 timer.cancel()
@@ -505,7 +517,7 @@ class Case:
             reader = [jq, "-c", "{format: .format, tool: .tool}"] if jq else [
                 sys.executable, "-c", "import sys, json; print(len(sys.stdin.read()))"]
             with tempfile.TemporaryFile() as errf:
-                tool = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=errf)
+                tool = start_measured(cmd, env=env, stdout=subprocess.PIPE, stderr=errf)
                 timer = signal_later(tool, TIMEOUT)
                 p = subprocess.run(reader, stdin=tool.stdout, capture_output=True, timeout=TIMEOUT)
                 tool.stdout.close()
@@ -535,7 +547,7 @@ class Case:
         for delay in (0.05, 0.2, 0.5, 1.0, 2.0):
             if os.path.exists(out):
                 os.unlink(out)
-            p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            p = start_measured(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             timer = signal_later(p, delay, sig)
             guard = signal_later(p, TIMEOUT)
             _, peak = wait_measured(p)
