@@ -8,7 +8,6 @@ Usage: run_hostile.py --validate QNN_VALIDATE --rules-tool QNN_RULES [--only NAM
 import argparse
 import json
 import os
-import resource
 import shutil
 import signal
 import stat
@@ -235,6 +234,21 @@ def generated(name):
         return ('{"format": "qnnrules-graph", "version": 1, "nodes": [{"name": "x", "kind": "input", "outputs": '
                 '[{"dtype": "float32", "shape": [1]}]}, {"name": "c", "kind": "call", "target": "aten.relu.default", '
                 '"args": [{"ref": "x"}], "kwargs": {' + keys + ', "k0": 0}}]}')
+    if name == "weight_axis_100k_keys":
+        # quant_configs.yaml of a rules overlay whose free-keyed weight_axis mapping has 100k
+        # targets and then the first one again: the duplicate check was a list scan per key.
+        with open(os.path.join(HERE, "..", "..", "rules", "quant_configs.yaml"), encoding="utf-8") as f:
+            base = f.read()
+        axes = "".join(f"  aten.op{i}.default: 0\n" for i in range(100_000)) + "  aten.op0.default: 1\n"
+        return base.replace("weight_axis:\n", "weight_axis:\n" + axes, 1)
+    if name == "rule_file_100k_keys":
+        # A rule file of an overlay whose top level has 100k keys besides version and rules.
+        return "version: 1\nrules: []\n" + "".join(f"k{i}: {i}\n" for i in range(100_000))
+    if name == "escape_in_node_name":
+        # A node whose name clears the screen and retitles the terminal; its op has no rule.
+        return graph([{"name": "x", "kind": "input", "outputs": [{"dtype": "float32", "shape": [1]}]},
+                      {"name": "\x1b[2J\x1b]0;pwned\x07evil", "kind": "call", "target": "aten.\x1b[31mmy_op.default",
+                       "args": [{"ref": "x"}], "outputs": [{"dtype": "float32", "shape": [1]}]}])
     if name == "encodings_chain":
         return relu_chain(40_000, stats=True)
     if name == "large_graph":
@@ -249,25 +263,64 @@ SANITIZED = os.environ.get("QNNRULES_HOSTILE_SANITIZED") == "1"
 SANITIZER_MEMORY_FACTOR = 3
 
 
+MEASURE_PEAK = os.path.join(HERE, "measure_peak.py")
+
+
+def start_measured(cmd, memory_limit_mb=None, **popen_args):
+    """Starts `cmd` under measure_peak.py, in a process group of its own (signal_later signals
+    the group), with the address space capped at `memory_limit_mb` when given."""
+    fd, peak_file = tempfile.mkstemp(prefix="hostile-peak-")
+    os.close(fd)
+    p = subprocess.Popen([sys.executable, MEASURE_PEAK, peak_file, str(memory_limit_mb or 0), "--"] + cmd,
+                         start_new_session=True, **popen_args)
+    p.peak_file = peak_file
+    return p
+
+
+def signal_later(p, delay, sig=signal.SIGKILL):
+    """A started timer sending `sig` to the process group of `p` (started by start_measured)
+    after `delay` s. os.killpg, not Popen.send_signal: that polls, and a poll from the timer's
+    thread could reap the child before wait_measured's wait4. The child is reaped only by wait4,
+    after which the timer is cancelled."""
+    def send():
+        try:
+            os.killpg(p.pid, sig)
+        except ProcessLookupError:
+            pass
+    timer = threading.Timer(delay, send)
+    timer.start()
+    return timer
+
+
+def wait_measured(p):
+    """Waits for `p` (started by start_measured); its exit code and the tool's own peak RSS in
+    bytes (0 when it was killed before measure_peak.py could say)."""
+    _, status, _ = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    with open(p.peak_file, encoding="utf-8") as f:
+        text = f.read()
+    os.unlink(p.peak_file)
+    return p.returncode, int(text) if text else 0
+
+
+def allowed_memory(inp):
+    """Issue 24's bound: 64 x the input's size + 200 MB (an input that is no file counts 0)."""
+    size = os.path.getsize(inp) if inp and os.path.isfile(inp) else 0
+    return size, 64 * size + (200 << 20)
+
+
 def run_measured(cmd, env, memory_limit_mb=None):
-    """Runs `cmd`; (exit code or None on timeout, stdout + stderr, peak RSS in bytes). The peak
-    is the child's own (wait4), not the maximum over every child so far."""
-    def limit():
-        if memory_limit_mb:
-            n = memory_limit_mb << 20
-            resource.setrlimit(resource.RLIMIT_AS, (n, n))
+    """Runs `cmd`; (exit code or None on timeout, stdout + stderr, the tool's peak RSS in bytes)."""
     with tempfile.TemporaryFile() as out:
-        p = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                             preexec_fn=limit)
-        timer = threading.Timer(TIMEOUT, p.kill)
-        timer.start()
-        _, status, usage = os.wait4(p.pid, 0)
+        p = start_measured(cmd, memory_limit_mb, env=env, stdout=out, stderr=subprocess.STDOUT,
+                           stdin=subprocess.DEVNULL)
+        timer = signal_later(p, TIMEOUT)
+        _, peak = wait_measured(p)
         timed_out = not timer.is_alive()
         timer.cancel()
-        p.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         text = out.read().decode("utf-8", "replace")
-    return (None if timed_out else p.returncode), text, usage.ru_maxrss * 1024
+    return (None if timed_out else p.returncode), text, peak
 
 
 class Case:
@@ -277,6 +330,7 @@ class Case:
         self.work = work
         self.name = row["name"]
         self.peak = None
+        self.input = None
 
     def materialize_input(self):
         spec = self.row.get("input", {})
@@ -288,7 +342,8 @@ class Case:
                 f.write(spec["text"])
             return path
         if "generate" in spec:
-            path = os.path.join(self.work, spec["generate"] + spec.get("suffix", ".json"))
+            path = os.path.join(self.work, spec.get("path", spec["generate"] + spec.get("suffix", ".json")))
+            os.makedirs(os.path.dirname(path), exist_ok=True)
             if spec.get("suffix") in (".onnx", ".pt2"):
                 generated_binary(spec["generate"], path)
                 return path
@@ -371,6 +426,7 @@ class Case:
         env = dict(os.environ, QNNRULES_PATH="")
         for k, v in self.row.get("env", {}).items():
             env[k] = v.format(input=inp, inputs=INPUTS, work=self.work)
+        self.input = inp
         if "signal" in self.row:
             return self.run_interrupted([exe] + args, env)
         if self.row.get("output") == "sticky_foreign_link" and os.geteuid() != 0:
@@ -389,18 +445,29 @@ class Case:
         want = self.row["exit"]
         if returncode != want:
             return "fail", f"exit {returncode}, expected {want}\n{text[-2000:]}"
-        # Memory bounded by the input (issue 24): peak RSS <= 64 x the input's size + 200 MB.
-        size = os.path.getsize(inp) if os.path.isfile(inp) else 0
-        allowed = 64 * size + (200 << 20)
-        self.peak = peak
-        if peak > allowed * (SANITIZER_MEMORY_FACTOR if SANITIZED else 1):
-            return "fail", f"peak memory {peak >> 20} MB, above 64 x {size} bytes + 200 MB = {allowed >> 20} MB"
+        if verdict := self.check_memory(peak):
+            return verdict
         if "internal error" in text:
             return "fail", f"internal error\n{text[-2000:]}"
         fragment = self.row.get("message")
         if fragment and fragment not in text:
             return "fail", f"message lacks {fragment!r}\n{text[-2000:]}"
+        if "message_count" in self.row and text.count(fragment) != self.row["message_count"]:
+            return "fail", f"{fragment!r} said {text.count(fragment)} times, expected {self.row['message_count']}\n{text[-2000:]}"
+        if self.row.get("plain_text"):
+            raw = sorted({f"{ord(c):#04x}" for c in text if (ord(c) < 0x20 and c != "\n") or 0x7F <= ord(c) <= 0x9F})
+            if raw:
+                return "fail", f"control characters from the input reached the output raw: {raw}\n{text[-2000:]}"
         return self.check(out)
+
+    def check_memory(self, peak):
+        """Memory bounded by the input (issue 24): peak RSS <= 64 x the input's size + 200 MB,
+        measured on every row that runs the tool (the largest peak when it runs several times)."""
+        self.peak = max(self.peak or 0, peak)
+        size, allowed = allowed_memory(self.input)
+        if self.peak > allowed * (SANITIZER_MEMORY_FACTOR if SANITIZED else 1):
+            return "fail", f"peak memory {self.peak >> 20} MB, above 64 x {size} bytes + 200 MB = {allowed >> 20} MB"
+        return None
 
     def prepare(self, cmd, env):
         """`cache_fifo` / `cache_huge`: one run fills the rule cache ({work}/cache), then every
@@ -429,12 +496,19 @@ class Case:
             log = os.path.join(self.work, "run.log")
             with open(log, "w", encoding="utf-8") as f:
                 f.write("previous run\n")
-            with open(log, "ab") as f:
-                p = subprocess.run(cmd, env=env, stdout=f, stderr=subprocess.PIPE, timeout=TIMEOUT)
+            with open(log, "ab") as f, tempfile.TemporaryFile() as err:
+                p = start_measured(cmd, env=env, stdout=f, stderr=err)
+                timer = signal_later(p, TIMEOUT)
+                returncode, peak = wait_measured(p)
+                timer.cancel()
+                err.seek(0)
+                errors = err.read().decode("utf-8", "replace")
             with open(log, encoding="utf-8") as f:
                 text = f.read()
-            if p.returncode != self.row["exit"]:
-                return "fail", f"exit {p.returncode}\n{p.stderr.decode()[-2000:]}"
+            if returncode != self.row["exit"]:
+                return "fail", f"exit {returncode}\n{errors[-2000:]}"
+            if verdict := self.check_memory(peak):
+                return verdict
             if not text.startswith("previous run\n"):
                 return "fail", f"run.log lost its old content: {text[:200]!r}"
             docs = json_documents(text[len("previous run\n"):])
@@ -442,13 +516,19 @@ class Case:
             jq = shutil.which("jq")
             reader = [jq, "-c", "{format: .format, tool: .tool}"] if jq else [
                 sys.executable, "-c", "import sys, json; print(len(sys.stdin.read()))"]
-            tool = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-            p = subprocess.run(reader, stdin=tool.stdout, capture_output=True, timeout=TIMEOUT)
-            tool.stdout.close()
-            err = tool.stderr.read().decode()
-            tool.wait(timeout=TIMEOUT)
+            with tempfile.TemporaryFile() as errf:
+                tool = start_measured(cmd, env=env, stdout=subprocess.PIPE, stderr=errf)
+                timer = signal_later(tool, TIMEOUT)
+                p = subprocess.run(reader, stdin=tool.stdout, capture_output=True, timeout=TIMEOUT)
+                tool.stdout.close()
+                _, peak = wait_measured(tool)
+                timer.cancel()
+                errf.seek(0)
+                err = errf.read().decode("utf-8", "replace")
             if tool.returncode != self.row["exit"] or p.returncode != 0:
                 return "fail", f"exit {tool.returncode}, reader exit {p.returncode}\n{err[-2000:]}{p.stderr.decode()[-500:]}"
+            if verdict := self.check_memory(peak):
+                return verdict
             if not jq:
                 return "pass", "jq is not installed: the pipe was read by Python"
             docs = [json.loads(line) for line in p.stdout.decode().splitlines()]
@@ -467,11 +547,14 @@ class Case:
         for delay in (0.05, 0.2, 0.5, 1.0, 2.0):
             if os.path.exists(out):
                 os.unlink(out)
-            p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            timer = threading.Timer(delay, lambda: p.poll() is None and p.send_signal(sig))
-            timer.start()
-            p.wait(timeout=TIMEOUT)
+            p = start_measured(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            timer = signal_later(p, delay, sig)
+            guard = signal_later(p, TIMEOUT)
+            _, peak = wait_measured(p)
             timer.cancel()
+            guard.cancel()
+            if verdict := self.check_memory(peak):
+                return verdict
             left = [f for f in os.listdir(self.work) if ".tmp-" in f]
             if left:
                 return "fail", f"temporary files left after SIG{self.row['signal']} at {delay} s: {left}"

@@ -201,6 +201,12 @@ TEST(QuantConfigLoad, SelectionErrors) {
   EXPECT_FALSE(parseConfigSelection(quantConfigs(), "16a2w:per_tensor").isOk());
   EXPECT_FALSE(parseConfigSelection(quantConfigs(), "16a16w:qat").isOk());
   EXPECT_FALSE(parseConfigSelection(quantConfigs(), "8a8w:per_chanel").isOk());
+  // Issue 24: two granularities are refused, not the last one silently kept.
+  StatusOr<ConfigSelection> two = parseConfigSelection(quantConfigs(), "8a8w:per_channel,sym,per_tensor");
+  ASSERT_FALSE(two.isOk());
+  EXPECT_EQ(two.status().message(),
+            "'8a8w:per_channel,sym,per_tensor' gives two weight granularities, 'per_channel' and 'per_tensor'; "
+            "give at most one of per_tensor, per_channel and per_block");
   StatusOr<ConfigSelection> s = parseConfigSelection(quantConfigs(), "16a4w:per_channel,sym,qat");
   ASSERT_TRUE(s.isOk());
   EXPECT_EQ(s->text(), "16a4w:per_channel,sym,qat");

@@ -1,5 +1,6 @@
 // The JSON graph reader: what it builds from valid graphs, and the errors it reports for
 // malformed, schema-breaking, dangling and oversized input.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "TestUtil.h"
@@ -197,6 +198,10 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"EmptyRange",
                 graph(R"({"name": "x", "kind": "input", "outputs": [{"dtype": "float32", "qspec": {"dtype": "uint8", "quant_min": 5, "quant_max": 5}}]})"),
                 StatusCode::kSchemaError, "quant_max must be greater than quant_min", "/nodes/0/outputs/0/qspec/quant_max"},
+        BadCase{"RangeBeyondDtype",
+                graph(R"({"name": "x", "kind": "input", "outputs": [{"dtype": "float32", "qspec": {"dtype": "uint8", "quant_min": 0, "quant_max": 65535}}]})"),
+                StatusCode::kSchemaError, "quant_max 65535 of node 'x' is not a value of its dtype uint8",
+                "/nodes/0/outputs/0/qspec/quant_max"},
         BadCase{"NegativeScale",
                 graph(R"({"name": "x", "kind": "input", "outputs": [{"dtype": "float32", "qspec": {"dtype": "uint8", "scale": -1}}]})"),
                 StatusCode::kSchemaError, "scales must be positive", "/nodes/0/outputs/0/qspec/scale"},
@@ -222,6 +227,32 @@ INSTANTIATE_TEST_SUITE_P(
                                std::string(100, ']') + "}",
                 StatusCode::kLimitExceeded, "nested deeper than 64 levels", ""}),
     [](const ::testing::TestParamInfo<BadCase>& p) { return std::string(p.param.name); });
+
+// Issue 24: a quant range the storage dtype cannot hold (uint8 0..65535) is refused, naming the
+// file, the JSON pointer of the field, the node and the dtype's range; int32 0..65535 (how
+// PyTorch spells uint16) fits its dtype and is read.
+TEST(GraphReader, AQuantRangeBeyondItsDtypeIsRefused) {
+  auto spec = [](const char* dtype, int lo, int hi) {
+    return graph(fmt::format(R"({{"name": "conv_in", "kind": "input", "outputs": [{{"dtype": "float32", "qspec": )"
+                             R"({{"dtype": "{}", "quant_min": {}, "quant_max": {}}}}}]}})",
+                             dtype, lo, hi));
+  };
+  GraphReadResult r = read(spec("uint8", -1, 65535));
+  ASSERT_EQ(r.errors.size(), 2u) << errorsText(r);
+  EXPECT_EQ(formatText(r.errors[0]),
+            "error[graph-schema]: quant_min -1 of node 'conv_in' is not a value of its dtype uint8\n"
+            "  --> g.json at /nodes/0/outputs/0/qspec/quant_min\n"
+            "  expected: uint8 values 0..255\n"
+            "  actual:   -1\n");
+  EXPECT_EQ(formatText(r.errors[1]),
+            "error[graph-schema]: quant_max 65535 of node 'conv_in' is not a value of its dtype uint8\n"
+            "  --> g.json at /nodes/0/outputs/0/qspec/quant_max\n"
+            "  expected: uint8 values 0..255\n"
+            "  actual:   65535\n");
+  EXPECT_TRUE(read(spec("int32", 0, 65535)).ok());
+  EXPECT_TRUE(read(spec("int8", -8, 7)).ok());
+  EXPECT_FALSE(read(spec("int8", -128, 128)).ok());
+}
 
 TEST(GraphReader, EverySchemaErrorOfTheFileIsReported) {
   GraphReadResult r = read(graph(R"(

@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -264,6 +265,52 @@ TEST(RuleCache, AnUnwritableCacheDirectoryMeansNoCache) {
   const fs::path notADir = cache.write("file", "a file where the directory would be");
   EXPECT_EQ(toyDescription(rules, notADir / "sub"), "No cache.");
   EXPECT_EQ(toyDescription(rules, notADir / "sub"), "No cache.");
+}
+
+// Issue 24: the cache directory does not grow without bound. Past 256 entries the least
+// recently written go, the entry just written stays, and a temporary file a killed writer left
+// behind goes once it is an hour old; files the cache does not write are never touched.
+TEST(RuleCache, OldEntriesAreEvictedPast256) {
+  TempDir rules, cache;
+  rules.write("toy/ops/relu.yaml", relu("Evicting."));
+  const auto old = fs::file_time_type::clock::now() - std::chrono::hours(2);
+  for (int i = 0; i < 300; ++i) {
+    const fs::path f = cache.write(fmt::format("backend-old{}-0000000000000000.bin", i), "stale");
+    fs::last_write_time(f, old + std::chrono::seconds(i));  // old0 is the least recently written
+  }
+  fs::last_write_time(cache.write(".backend-x.bin.1.2.3.tmp", "left by a killed writer"), old);
+  const fs::path fresh = cache.write(".backend-y.bin.1.2.3.tmp", "being written right now");
+  const fs::path mine = cache.write("notes.txt", "not the cache's");
+  EXPECT_EQ(toyDescription(rules, cache.path()), "Evicting.");
+  size_t bins = 0;
+  for (const auto& e : fs::directory_iterator(cache.path())) bins += e.path().extension() == ".bin";
+  EXPECT_EQ(bins, 256u);
+  EXPECT_FALSE(fs::exists(cache.path() / "backend-old0-0000000000000000.bin"));
+  EXPECT_FALSE(fs::exists(cache.path() / "backend-old44-0000000000000000.bin"));
+  EXPECT_TRUE(fs::exists(cache.path() / "backend-old45-0000000000000000.bin"));
+  EXPECT_EQ(toyDescription(rules, cache.path()), "Evicting.");  // its own entry was kept: a hit
+  EXPECT_FALSE(fs::exists(cache.path() / ".backend-x.bin.1.2.3.tmp"));
+  EXPECT_TRUE(fs::exists(fresh));
+  EXPECT_TRUE(fs::exists(mine));
+}
+
+// Issue 24: a cache that cannot be written is said once per run, not once per table written
+// (a run writes four: the backend, the SoCs, the quantization configs, the backend options).
+TEST(RuleCache, AnUnwritableCacheIsOneWarningPerRun) {
+  TempDir cache;
+  const fs::path notADir = cache.write("file", "a file where the directory would be");
+  const std::string example = std::string(QNNRULES_SOURCE_DIR) + "/examples/tiny_cnn_8a8w.json";
+  // Standard error only (the report goes to /dev/null): spdlog's line is "[time] [qnnrules] [warning] ...".
+  const auto r = testing::run("(QNNRULES_CACHE_DIR=" + testing::shellQuote((notADir / "sub").string()) + " " +
+                              std::string(QNNRULES_VALIDATE_EXE) + " " + testing::shellQuote(example) +
+                              " --soc SM8450 --format json 2>&1 >/dev/null)");
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  const std::string warning = "[qnnrules] [warning] rule cache: cannot write in " + (notADir / "sub").string() +
+                              " (Not a directory); every run parses the rules again. Set QNNRULES_CACHE_DIR to a "
+                              "writable directory, or QNNRULES_CACHE=0 to turn the cache off\n";
+  ASSERT_GE(r.output.size(), warning.size()) << r.output;
+  EXPECT_EQ(r.output.substr(r.output.size() - warning.size()), warning) << r.output;
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
 }
 
 TEST(RuleCache, LoadsWithErrorsAreNotCached) {

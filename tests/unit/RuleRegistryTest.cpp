@@ -161,6 +161,36 @@ TEST(RuleRegistry, UnknownBackendListsTheAvailableOnes) {
   EXPECT_EQ(reg.backend("../etc").status.code(), StatusCode::kInvalidArgument);
 }
 
+// Issue 24: a directory too large (or too deep) to be a rules directory -- `--rules /`, a home
+// directory -- is refused after a bounded walk, with one error naming it, instead of every
+// YAML file below it being read and hashed. The limits are LoadLimits' (small here).
+TEST(RuleRegistry, ADirectoryTooLargeToBeARulesDirectoryIsRefused) {
+  TempDir builtin, overlay, deep;
+  builtin.write("htp/a.yaml", ruleFile(opRule("htp.relu", "aten.relu.default")));
+  for (int i = 0; i < 6; ++i) overlay.write("photos/" + std::to_string(i) + ".jpg", "not a rule");
+  deep.write("a/b/c/d/e.yaml", "version: 1\nrules: []\n");
+  RegistryOptions o = opts(builtin, {overlay.path()});
+  o.limits.maxRuleTreeEntries = 6;
+  o.limits.maxRuleTreeDepth = 3;
+  RuleRegistry reg(o);
+  const BackendLoad& load = reg.backend("htp");
+  EXPECT_EQ(load.status.code(), StatusCode::kRuleError);
+  ASSERT_EQ(load.errors.size(), 1u);
+  EXPECT_EQ(formatText(load.errors[0]),
+            "error[invalid-value]: rules directory " + overlay.path().string() +
+                " is not read: it holds more than 6 files and folders, or folders more than 3 levels deep. A rules "
+                "directory is laid out like rules/ (DIR/<backend>/*.yaml, DIR/socs.yaml, ...); pass that directory, "
+                "not one above it\n");
+  EXPECT_EQ(reg.availableBackends(), std::vector<std::string>{"htp"});  // the refused one offers none
+  o.overlayDirs = {deep.path()};
+  RuleRegistry deeper(o);
+  ASSERT_EQ(deeper.backend("htp").errors.size(), 1u);
+  EXPECT_NE(deeper.backend("htp").errors[0].message.find("is not read"), std::string::npos);
+  o.limits.maxRuleTreeDepth = 4;  // a/b/c/d/e.yaml is 4 folders down: within the bound
+  RuleRegistry within(o);
+  EXPECT_TRUE(within.backend("htp").status.isOk()) << within.backend("htp").status.toString();
+}
+
 TEST(RuleRegistry, OverlaySocReplacesByNameAndAddsNew) {
   TempDir builtin, overlay;
   builtin.write("socs.yaml", kSocs);

@@ -19,6 +19,7 @@
 #include "qnnrules/report/SupportedOpsDoc.h"
 #include "qnnrules/core/DiagnosticCodes.h"
 #include "qnnrules/core/Suggest.h"
+#include "qnnrules/core/TerminalText.h"
 
 #include <filesystem>
 #include <fstream>
@@ -49,7 +50,7 @@ int lint(RuleRegistry& reg) {
   const auto& socs = reg.socs();
   for (const Diagnostic& d : socs.errors) print(d);
   if (!socs.status.isOk()) {
-    std::cout << "socs: " << socs.status.message() << "\n";
+    std::cout << "socs: " << escapeControls(socs.status.message()) << "\n";
     errors += std::max<size_t>(1, socs.errors.size());
   } else {
     std::cout << "socs: " << socs.table->all().size() << " SoCs OK\n";
@@ -60,7 +61,7 @@ int lint(RuleRegistry& reg) {
   if (configs.status.isOk()) {
     std::cout << "quant_configs: " << configs.table->all().size() << " configs OK\n";
   } else {
-    std::cout << "quant_configs: " << configs.status.message() << "\n";
+    std::cout << "quant_configs: " << escapeControls(configs.status.message()) << "\n";
     errors += std::max<size_t>(1, configs.errors.size());
   }
   const auto& options = reg.backendOptions();
@@ -70,7 +71,7 @@ int lint(RuleRegistry& reg) {
     for (const auto& [backend, specs] : options.table->all()) n += specs.size();
     std::cout << "backend_options: " << n << " options OK\n";
   } else {
-    std::cout << "backend_options: " << options.status.message() << "\n";
+    std::cout << "backend_options: " << escapeControls(options.status.message()) << "\n";
     errors += std::max<size_t>(1, options.errors.size());
   }
   const auto& lowerings = reg.lowerings();
@@ -78,7 +79,7 @@ int lint(RuleRegistry& reg) {
   if (lowerings.status.isOk()) {
     std::cout << "lowering: " << lowerings.table->paths.size() << " paths OK\n";
   } else {
-    std::cout << "lowering: " << lowerings.status.message() << "\n";
+    std::cout << "lowering: " << escapeControls(lowerings.status.message()) << "\n";
     errors += std::max<size_t>(1, lowerings.errors.size());
   }
   std::vector<std::string> backends = reg.availableBackends();
@@ -97,7 +98,7 @@ int lint(RuleRegistry& reg) {
         std::cout << " (" << inherited << " inherited from " << load.manifest->extends << ")";
       std::cout << "\n";
     } else {
-      std::cout << b << ": " << load.status.message() << "\n";
+      std::cout << b << ": " << escapeControls(load.status.message()) << "\n";
       errors += std::max<size_t>(1, load.errors.size());
     }
   }
@@ -108,7 +109,7 @@ const RuleSet* open(RuleRegistry& reg, const std::string& backend) {
   const BackendLoad& load = reg.backend(backend);
   if (load.status.isOk()) return load.rules.get();
   for (const Diagnostic& d : load.errors) std::cerr << formatText(d);
-  std::cerr << "qnn-rules: error: " << load.status.message() << "\n";
+  std::cerr << "qnn-rules: error: " << escapeControls(load.status.message()) << "\n";
   return nullptr;
 }
 
@@ -196,7 +197,7 @@ int docs(RuleRegistry& reg, const std::string& outDir, const std::filesystem::pa
   const auto& socs = reg.socs();
   if (!socs.status.isOk()) {
     for (const Diagnostic& d : socs.errors) std::cerr << formatText(d);
-    std::cerr << "qnn-rules: error: " << socs.status.message() << "\n";
+    std::cerr << "qnn-rules: error: " << escapeControls(socs.status.message()) << "\n";
     return kExitUsage;
   }
   std::error_code ec;

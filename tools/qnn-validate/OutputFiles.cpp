@@ -11,6 +11,7 @@
 #include <new>
 
 #include "qnnrules/annotate/Encodings.h"
+#include "qnnrules/core/TerminalText.h"
 #include "qnnrules/io/GraphWriter.h"
 #include "qnnrules/io/SafeOutputFile.h"
 #include "qnnrules/pipeline/RunReportFormat.h"
@@ -20,9 +21,10 @@ namespace qnnvalidate {
 
 int reportError(const qnnrules::Status& status, const qnnrules::DiagnosticList& errors, qnnrules::RunStage stage) {
   for (const qnnrules::Diagnostic& d : errors) std::cerr << qnnrules::formatText(d);
-  std::cerr << "qnn-validate: error: " << status.message();
+  // The message names the input (paths, node names): escaped like every diagnostic.
+  std::cerr << "qnn-validate: error: " << qnnrules::escapeControls(status.message());
   if (!status.fragment().empty() && status.message().find(status.fragment()) == std::string::npos)
-    std::cerr << " (" << status.fragment() << ")";
+    std::cerr << " (" << qnnrules::escapeControls(status.fragment()) << ")";
   // What to do next, where the message cannot know it (it does not know the command line).
   if (stage == qnnrules::RunStage::kGraph && status.code() == qnnrules::StatusCode::kNotFound)
     std::cerr << "; check the path: GRAPH is a .pt2 archive, an ONNX model or a JSON graph";

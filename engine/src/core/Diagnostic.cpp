@@ -1,6 +1,7 @@
 #include "qnnrules/core/Diagnostic.h"
 
 #include "qnnrules/core/JsonWriter.h"
+#include "qnnrules/core/TerminalText.h"
 
 namespace qnnrules {
 
@@ -67,37 +68,43 @@ size_t countSeverity(const DiagnosticList& diags, Severity s) {
   return n;
 }
 
+// Every field is escaped (core/TerminalText.h): each is one line of text that may come from
+// the input (the hint excepted: its line feeds are the engine's), and this is what terminals,
+// logs and the text report show.
 std::string formatText(const Diagnostic& d) {
+  const auto e = [](std::string_view field) { return escapeControls(field); };
   std::string s;
   s += severityName(d.severity);
   s += '[';
   s += diagCodeName(d.code);
   s += "]: ";
   if (!d.node.empty()) {
-    s += "node '" + d.node + "'";
-    if (!d.op.empty()) s += " (" + d.op + ")";
-    if (!d.module.empty()) s += " in module '" + d.module + "'";
-    if (!d.port.empty()) s += " port " + d.port;
+    s += "node '" + e(d.node) + "'";
+    if (!d.op.empty()) s += " (" + e(d.op) + ")";
+    if (!d.module.empty()) s += " in module '" + e(d.module) + "'";
+    if (!d.port.empty()) s += " port " + e(d.port);
     s += ": ";
   }
-  s += d.message;
+  s += e(d.message);
   s += '\n';
   if (d.mark.known() || !d.ruleId.empty()) {
     s += "  --> ";
-    if (d.mark.known()) s += d.mark.toString();
+    if (d.mark.known()) s += e(d.mark.toString());
     // Graph-file diagnostics locate the value by its JSON pointer, carried in `port`.
-    if (d.node.empty() && !d.port.empty()) s += " at " + d.port;
+    if (d.node.empty() && !d.port.empty()) s += " at " + e(d.port);
     if (!d.ruleId.empty()) {
       s += d.mark.known() ? " (rule " : "(rule ";
-      s += d.ruleId;
-      if (!d.variant.empty()) s += ", variant " + d.variant;
+      s += e(d.ruleId);
+      if (!d.variant.empty()) s += ", variant " + e(d.variant);
       s += ')';
     }
     s += '\n';
   }
-  if (!d.expected.empty()) s += "  expected: " + d.expected + '\n';
-  if (!d.actual.empty()) s += "  actual:   " + d.actual + '\n';
-  if (!d.hint.empty()) s += "  hint:     " + d.hint + '\n';
+  if (!d.expected.empty()) s += "  expected: " + e(d.expected) + '\n';
+  if (!d.actual.empty()) s += "  actual:   " + e(d.actual) + '\n';
+  // A hint may be several lines the engine wrote (a rule file to start from): its own line
+  // feeds are kept.
+  if (!d.hint.empty()) s += "  hint:     " + escapeControlsKeepingLines(d.hint) + '\n';
   return s;
 }
 

@@ -125,11 +125,12 @@ std::optional<QuantSpec> Reader<V>::readQSpec(const V& q) {
   }
   const Fields specFields = fields(q, {"dtype", "quant_min", "quant_max", "qscheme", "ch_axis", "block_size", "scale", "zero_point"});
   size_t errorsBefore = out_.errors.size();
+  bool dtypeRead = false;
   if (std::optional<V> dt = specFields.get("dtype")) {
     PathScope s(path_, "dtype");
     auto t = dt->kind() == Kind::kString ? parseScalarType(dt->str()) : std::nullopt;
     if (!t) error("unknown quantization dtype", "uint8, int8, uint16, int16, int32, float16, ...", dt->dump());
-    else spec.dtype = *t;
+    else spec.dtype = *t, dtypeRead = true;
   } else {
     missing("dtype", "the storage dtype, e.g. \"uint8\"");
   }
@@ -147,6 +148,7 @@ std::optional<QuantSpec> Reader<V>::readQSpec(const V& q) {
     error("quant_max must be greater than quant_min", "quant_max > " + std::to_string(*spec.quantMin),
           std::to_string(*spec.quantMax));
   }
+  if (dtypeRead) checkRangeFitsDtype(spec);
   if (std::optional<V> v = specFields.get("qscheme")) {
     PathScope s(path_, "qscheme");
     auto qs = v->kind() == Kind::kString ? parseQScheme(v->str()) : std::nullopt;
@@ -196,6 +198,24 @@ std::optional<QuantSpec> Reader<V>::readQSpec(const V& q) {
   }
   if (out_.errors.size() != errorsBefore) return std::nullopt;
   return spec;
+}
+
+// quant_min and quant_max are values of the storage dtype: a uint8 tensor with 0..65535 cannot
+// hold its own range (it would be judged a 16-bit port that stores 8 bits). Integer dtypes
+// only; a float dtype's quant range is not a storage bound.
+template <typename V>
+void Reader<V>::checkRangeFitsDtype(const QuantSpec& spec) {
+  const QuantRange full = fullQuantRange(spec.dtype);
+  if (full.min == full.max) return;  // float, bool: no integer range
+  const std::string dtype(scalarTypeName(spec.dtype));
+  const std::string values = dtype + " values " + std::to_string(full.min) + ".." + std::to_string(full.max);
+  for (auto [key, value] : {std::pair{"quant_min", spec.quantMin}, std::pair{"quant_max", spec.quantMax}}) {
+    if (!value || (*value >= full.min && *value <= full.max)) continue;
+    PathScope s(path_, key);
+    error(std::string(key) + " " + std::to_string(*value) + " of node '" + std::string(currentNode_) +
+              "' is not a value of its dtype " + dtype,
+          values, std::to_string(*value));
+  }
 }
 
 // The spec a pending reference was read into, now that its node is in the graph.

@@ -344,7 +344,10 @@ class Reader {
         added = false;
       }
     }
-    if (!added) pending_.resize(pendingBefore);  // the node is not in the graph
+    if (!added) {
+      pending_.resize(pendingBefore);  // the node is not in the graph
+      unread_.emplace(name->str());
+    }
   }
 
   void readOutput(const V& o, Node& node) {
@@ -445,6 +448,7 @@ class Reader {
       auto idx = out_.graph.findNode(producer);
       if (!idx) {
         const std::string who(producer);
+        if (unread_.count(who)) return;  // a node with errors of its own, said above: not "comes after it"
         if (producer == currentNode_)
           error("node '" + who + "' uses its own output", "a node that comes before it", "\"" + who + "\"");
         else if (namedLater(producer))
@@ -483,6 +487,7 @@ class Reader {
   }
 
   std::optional<QuantSpec> readQSpec(const V& q);
+  void checkRangeFitsDtype(const QuantSpec& spec);
 
   // The spec a pending reference was read into, now that its node is in the graph.
   QuantSpec* locate(const PendingShared& p);
@@ -494,6 +499,7 @@ class Reader {
   GraphReadResult& out_;
   Path path_;
   std::unordered_set<std::string_view> allNames_;  // views into the parsed document
+  std::unordered_set<std::string> unread_;  // nodes left out of the graph for their errors
   std::vector<std::string_view> seenKeys_;
   std::unordered_set<std::string_view> seenKeySet_;
   std::vector<PendingShared> pending_;

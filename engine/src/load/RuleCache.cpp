@@ -19,6 +19,7 @@
 
 #include "CacheArchive.h"
 #include "RuleCacheFields.h"
+#include "RuleTree.h"
 #include "qnnrules/core/SourceMark.h"
 
 namespace qnnrules {
@@ -66,8 +67,6 @@ bool readRegularFile(const fs::path& file, uint64_t maxBytes, std::string& out) 
   ::close(fd);
   return ok;
 }
-
-bool isYaml(const fs::path& p) { return p.extension() == ".yaml" || p.extension() == ".yml"; }
 
 void putU32(std::string& s, uint32_t v) { s.append(reinterpret_cast<const char*>(&v), sizeof v); }
 void putU64(std::string& s, uint64_t v) { s.append(reinterpret_cast<const char*>(&v), sizeof v); }
@@ -127,14 +126,16 @@ uint64_t RuleCache::digest() {
     key += "dir ";
     key += dir.string();
     key += '\n';
-    std::vector<fs::path> entries;
-    for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
-         !ec && it != end; it.increment(ec))
-      if (it->is_directory(ec) || (isYaml(it->path()) && it->is_regular_file(ec))) entries.push_back(it->path());
-    std::sort(entries.begin(), entries.end());
-    for (const fs::path& e : entries) {
-      key += e.lexically_relative(dir).generic_string();
-      if (isYaml(e) && readRegularFile(e, limits_.maxFileBytes, content))
+    const RuleTree tree = walkRuleTree(dir, limits_);
+    if (tree.tooLarge) {
+      // Not a rules directory: the load refuses it (RuleTree.h); nothing is cached for it.
+      uncacheable_ = true;
+      spdlog::debug("rule cache: {} is too large to be a rules directory; not cached", dir.string());
+    }
+    for (const fs::path& d : tree.directories) key += d.lexically_relative(dir).generic_string() + '\n';
+    for (const fs::path& f : tree.yamlFiles) {
+      key += f.lexically_relative(dir).generic_string();
+      if (readRegularFile(f, limits_.maxFileBytes, content))
         key += fmt::format(" {} {}", content.size(), hex(hashBytes(content)));
       key += '\n';
     }
@@ -149,6 +150,8 @@ fs::path RuleCache::fileFor(const std::string& slot) const {
 
 std::optional<std::string> RuleCache::readPayload(const std::string& slot) {
   if (!enabled()) return std::nullopt;
+  digest();
+  if (uncacheable_) return std::nullopt;
   const fs::path file = fileFor(slot);
   std::string bytes;
   if (!readRegularFile(file, kMaxCacheFileBytes, bytes)) {
@@ -172,6 +175,8 @@ std::optional<std::string> RuleCache::readPayload(const std::string& slot) {
 
 void RuleCache::writePayload(const std::string& slot, const std::string& payload) {
   if (!enabled()) return;
+  digest();
+  if (uncacheable_) return;
   std::string bytes(kMagic, sizeof kMagic);
   putU32(bytes, kFormatVersion);
   putU64(bytes, digest());

@@ -12,6 +12,8 @@
 // At most 256 files are kept (the least recently written are evicted); a cache directory that
 // cannot be written is said once per process (a warning), then the run goes on without it.
 // Cache files are read only when regular and at most 64 MiB (a FIFO there never blocks).
+// Directories are walked within LoadLimits' bounds (RuleTree.h); a search path holding one
+// too large to be a rules directory is not cached (its load reports the error).
 //
 // One file per backend (plus one per shared table), so a backend never asked for is never
 // parsed; the digest itself only reads bytes. Files are written to a temporary name and
@@ -59,6 +61,7 @@ class RuleCache {
   LoadLimits limits_;
   std::string identity_;  // names the files: the search path, as spelled and as absolute paths
   std::optional<uint64_t> digest_;
+  bool uncacheable_ = false;  // a search-path directory too large to be a rules directory
 };
 
 // Where the cache lives for these options; empty when it is disabled (see RegistryOptions).

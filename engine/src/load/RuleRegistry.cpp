@@ -7,9 +7,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <unordered_map>
 
 #include "RuleCache.h"
+#include "RuleTree.h"
 #include "../core/RunningObject.h"
 #include "../yaml/StrictYaml.h"
 
@@ -21,18 +23,6 @@ namespace {
 bool isDir(const fs::path& p) {
   std::error_code ec;
   return fs::is_directory(p, ec);
-}
-
-std::vector<fs::path> yamlFilesUnder(const fs::path& dir) {
-  std::vector<fs::path> files;
-  std::error_code ec;
-  for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
-       !ec && it != end; it.increment(ec)) {
-    if (it->is_regular_file(ec) && (it->path().extension() == ".yaml" || it->path().extension() == ".yml"))
-      files.push_back(it->path());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
 }
 
 std::string originName(size_t dirIndex, const fs::path& dir) {
@@ -113,12 +103,14 @@ RuleRegistry::~RuleRegistry() = default;
 std::vector<std::string> RuleRegistry::availableBackends() const {
   std::vector<std::string> names;
   for (const fs::path& dir : searchPath_) {
-    std::error_code ec;
     if (dir.empty() || !isDir(dir)) continue;
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-      // lowering/ holds lowering paths (Lowering.h), not a backend.
-      if (it->is_directory(ec) && it->path().filename() != "lowering" && !yamlFilesUnder(it->path()).empty())
-        names.push_back(it->path().filename().string());
+    // A backend is a folder holding YAML files; lowering/ holds lowering paths (Lowering.h). A
+    // directory too large to be a rules directory offers none (loading names it as an error).
+    for (const fs::path& file : walkRuleTree(dir, options_.limits).yamlFiles) {
+      const fs::path rel = file.lexically_relative(dir);
+      if (std::distance(rel.begin(), rel.end()) >= 2 && *rel.begin() != "lowering")
+        names.push_back(rel.begin()->string());
+    }
   }
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
@@ -282,6 +274,10 @@ BackendLoad RuleRegistry::loadBackend(const std::string& name, std::vector<std::
           (di == 0 ? " (built-in rules not found; set QNNRULES_BUILTIN_RULES)" : "")));
       continue;
     }
+    if (walkRuleTree(dir, options_.limits).tooLarge) {
+      result.errors.push_back(loadError(DiagCode::kInvalidValue, ruleTreeTooLargeMessage(dir, options_.limits)));
+      continue;
+    }
     if (isDir(dir / name) && name != "lowering") found = true;
     fs::path file = dir / name / kManifestName;
     std::error_code ec;
@@ -356,7 +352,8 @@ BackendLoad RuleRegistry::loadBackend(const std::string& name, std::vector<std::
     fs::path backendDir = dir / name;
     if (dir.empty() || !isDir(backendDir)) continue;
     std::vector<Rule> rules;
-    for (const fs::path& file : yamlFilesUnder(backendDir)) {
+    // Within bounds: a backend folder too large lies in a rules directory refused above.
+    for (const fs::path& file : walkRuleTree(backendDir, options_.limits).yamlFiles) {
       if (file == backendDir / kManifestName) continue;
       loadRuleFile(file, displayPath(file), rules, result.errors, options_.limits, context);
     }

@@ -86,10 +86,18 @@ StatusOr<ConfigSelection> parseConfigSelection(const QuantConfigTable& table, st
   sel.granularity = sel.config->defaultGranularity;
   if (name.size() < text.size()) {
     std::string_view mods = text.substr(name.size() + 1);
+    std::optional<std::string_view> granularityGiven;  // one granularity: a second one would silently win
     while (true) {
       std::string_view m = mods.substr(0, mods.find(','));
-      if (auto g = parseGranularity(m)) sel.granularity = *g;
-      else if (m == "sym") sel.actSymmetric = true;
+      if (auto g = parseGranularity(m)) {
+        if (granularityGiven)
+          return Status(StatusCode::kInvalidArgument,
+                        "'" + std::string(text) + "' gives two weight granularities, '" + std::string(*granularityGiven) +
+                            "' and '" + std::string(m) + "'; give at most one of per_tensor, per_channel and per_block",
+                        std::string(m));
+        granularityGiven = m;
+        sel.granularity = *g;
+      } else if (m == "sym") sel.actSymmetric = true;
       else if (m == "qat") sel.qat = true;
       else {
         const std::vector<std::string> modifiers{"per_tensor", "per_channel", "per_block", "sym", "qat"};

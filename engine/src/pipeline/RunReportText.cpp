@@ -1,6 +1,7 @@
 // The text report (qnn-validate's default output), a function of the run report only.
 #include <fmt/format.h>
 
+#include "qnnrules/core/TerminalText.h"
 #include "qnnrules/pipeline/RunReportFormat.h"
 #include "qnnrules/report/Baseline.h"
 #include "qnnrules/report/DelegatedViolations.h"
@@ -92,24 +93,33 @@ void writeRunText(const RunReport& r, const RenderOptions& options, const Output
     s += '\n';
     passOnIfLarge();
   }
-  if (r.annotation && r.annotation->explanation) appendExplanation(*r.annotation->explanation, s);
+  // The sections below name nodes, ops, files and configs from the input: escaped (their own
+  // line feeds kept) before they join the coloured text (core/TerminalText.h).
+  std::string plain;
+  auto passOnPlain = [&] {
+    s += escapeControlsKeepingLines(plain);
+    plain.clear();
+    passOnIfLarge();
+  };
+  if (r.annotation && r.annotation->explanation) appendExplanation(*r.annotation->explanation, plain);
   if (r.annotation)
-    s += fmt::format("annotated with {}: {} node(s) annotated, {} kept, {} discarded\n", r.annotation->config,
-                     r.annotation->nodesAnnotated, r.annotation->nodesKept, r.annotation->nodesDiscarded);
-  passOnIfLarge();
-  s += formatDelegationText(*r.graph, r.delegation);  // a line or two per partition and fallback run
-  s += formatDelegatedViolations(*r.graph, delegatedWithViolations(*r.graph, r.delegation, r.validation.diagnostics));
-  passOnIfLarge();
-  appendBackendOptions(r, s);
-  s += formatOpTable(summarizeOps(*r.graph, r.delegation, r.validation.diagnostics));
+    plain += fmt::format("annotated with {}: {} node(s) annotated, {} kept, {} discarded\n", r.annotation->config,
+                         r.annotation->nodesAnnotated, r.annotation->nodesKept, r.annotation->nodesDiscarded);
+  passOnPlain();
+  plain += formatDelegationText(*r.graph, r.delegation);  // a line or two per partition and fallback run
+  plain += formatDelegatedViolations(*r.graph, delegatedWithViolations(*r.graph, r.delegation, r.validation.diagnostics));
+  passOnPlain();
+  appendBackendOptions(r, plain);
+  plain += formatOpTable(summarizeOps(*r.graph, r.delegation, r.validation.diagnostics));
   std::string dirs;
   for (const std::string& d : r.ruleDirs) dirs += (dirs.empty() ? "" : ", ") + d;
-  s += "rules from: " + dirs + "\n";
-  appendLowering(r, s);
+  plain += "rules from: " + dirs + "\n";
+  appendLowering(r, plain);
   if (r.baseline)
-    s += fmt::format("baseline {}: {} finding(s) unchanged (not shown), {} absent\n", r.baseline->file,
-                     r.baseline->unchanged.size(), r.baseline->absent.size());
-  appendSummaryLine(r, s);
+    plain += fmt::format("baseline {}: {} finding(s) unchanged (not shown), {} absent\n", r.baseline->file,
+                         r.baseline->unchanged.size(), r.baseline->absent.size());
+  appendSummaryLine(r, plain);
+  passOnPlain();
   s += "verdict: " + styleVerdict(judge(r.failed(), r.delegation), options.color) + "\n";
   timer.stop();
   if (options.times) s += formatPhaseTimesText(times);

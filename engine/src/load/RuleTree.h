@@ -1,0 +1,29 @@
+// Internal to the registry and the rule cache: the walk of one rules directory, bounded by
+// LoadLimits (maxRuleTreeEntries, maxRuleTreeDepth), so that a directory that is not a rules
+// directory (`--rules /`, a home directory) is refused after a bounded amount of work instead
+// of being read whole. Both the rule loading and the cache's digest walk through here, so
+// they agree on which files a rules directory holds.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "qnnrules/core/LoadLimits.h"
+
+namespace qnnrules {
+
+struct RuleTree {
+  std::vector<std::filesystem::path> yamlFiles;    // regular *.yaml / *.yml files, sorted
+  std::vector<std::filesystem::path> directories;  // every folder below the root, sorted
+  bool tooLarge = false;  // the walk stopped at a limit: the lists are incomplete, do not use them
+};
+
+// Walks `root` (a missing root is an empty tree). Permission-denied folders are skipped.
+RuleTree walkRuleTree(const std::filesystem::path& root, const LoadLimits& limits);
+
+// The error for a tree walkRuleTree found too large: names the directory, the limits and the
+// layout a rules directory has.
+std::string ruleTreeTooLargeMessage(const std::filesystem::path& root, const LoadLimits& limits);
+
+}  // namespace qnnrules
