@@ -4,6 +4,7 @@
 # include/ is internal to the build.
 set(QNNRULES_PUBLIC_HEADERS
   qnnrules/Engine.h
+  qnnrules/Matrix.h
   qnnrules/RecipeSearch.h
   qnnrules/annotate/Annotator.h
   qnnrules/annotate/Encodings.h
@@ -17,6 +18,7 @@ set(QNNRULES_PUBLIC_HEADERS
   qnnrules/core/SourceMark.h
   qnnrules/core/Status.h
   qnnrules/core/Suggest.h
+  qnnrules/core/TerminalText.h
   qnnrules/delegate/DelegationReport.h
   qnnrules/facts/GraphFacts.h
   qnnrules/graph/Graph.h

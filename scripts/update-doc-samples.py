@@ -20,6 +20,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+# Flags whose file argument a sample writes: redirected to a scratch directory.
+OUTPUT_FLAGS = ("--output", "--encodings", "--dot", "--html", "--suggest-recipe", "--plan")
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "python"))
 import test_docs  # noqa: E402  (the samples' own rules: which run, how they match)
@@ -52,7 +55,7 @@ def realign(expected, actual):
 def run_cli(validate, command):
     args = shlex.split(command)[1:]
     with tempfile.TemporaryDirectory() as tmp:
-        args = [str(Path(tmp) / Path(a).name) if prev in ("--output", "--encodings", "--dot", "--html") else a
+        args = [str(Path(tmp) / Path(a).name) if prev in OUTPUT_FLAGS else a
                 for prev, a in zip([""] + args, args)]
         proc = subprocess.run([validate, *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                               text=True, env=dict(os.environ, QNNRULES_PATH=""), check=False)

@@ -6,7 +6,10 @@
 
 namespace qnnrules {
 
-Engine::Engine(EngineOptions options) : options_(std::move(options)) {
+Engine::Engine(EngineOptions options) : Engine(std::move(options), nullptr) {}
+
+Engine::Engine(EngineOptions options, std::shared_ptr<RuleRegistry> registry)
+    : options_(std::move(options)), registry_(std::move(registry)) {
   PhaseTimes times;
   {
     PhaseTimer timer(times, Phase::kRuleLoad);
@@ -15,12 +18,20 @@ Engine::Engine(EngineOptions options) : options_(std::move(options)) {
   loadTime_ = times[Phase::kRuleLoad];
 }
 
+Engine Engine::withSoc(const std::string& soc) const {
+  EngineOptions o = options_;
+  o.soc = soc;
+  return Engine(std::move(o), registry_);
+}
+
 void Engine::open() {
-  RegistryOptions ro;
-  ro.builtinDir = options_.builtinRulesDir;
-  ro.overlayDirs = options_.ruleDirs;
-  ro.useEnvironment = options_.useEnvironment;
-  registry_ = std::make_unique<RuleRegistry>(std::move(ro));
+  if (!registry_) {
+    RegistryOptions ro;
+    ro.builtinDir = options_.builtinRulesDir;
+    ro.overlayDirs = options_.ruleDirs;
+    ro.useEnvironment = options_.useEnvironment;
+    registry_ = std::make_shared<RuleRegistry>(std::move(ro));
+  }
 
   const RuleRegistry::SocLoad& socs = registry_->socs();
   if (!socs.status.isOk()) {

@@ -21,6 +21,8 @@ void bindGraph(py::module_& m);
 void bindEngine(py::module_& m);
 // RunReport and Engine.run (PyRunReport.cpp), on the Engine class bindEngine made.
 void bindRunReport(py::module_& m, py::class_<Engine>& engine);
+// RecipeSuggestion, Engine.suggest_recipe and Engine.plan (PyRecipeSearch.cpp).
+void bindRecipeSearch(py::module_& m, py::class_<Engine>& engine);
 
 // Diagnostics as a Python list of bound Diagnostic objects.
 py::list toPyList(const DiagnosticList& diags);

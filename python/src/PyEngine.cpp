@@ -272,6 +272,7 @@ void bindEngine(py::module_& m) {
                (isStrict(e) ? " strict>" : " warn>");
       });
   bindRunReport(m, engine);
+  bindRecipeSearch(m, engine);
 }
 
 }  // namespace qnnrules::python

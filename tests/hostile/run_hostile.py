@@ -250,7 +250,7 @@ def generated(name):
                       {"name": "\x1b[2J\x1b]0;pwned\x07evil", "kind": "call", "target": "aten.\x1b[31mmy_op.default",
                        "args": [{"ref": "x"}], "outputs": [{"dtype": "float32", "shape": [1]}]}])
     if name == "encodings_chain":
-        return relu_chain(40_000, stats=True)
+        return relu_chain(80_000, stats=True)  # issue 24: 37 s before encodings were streamed
     if name == "large_graph":
         return relu_chain(60_000, stats=False)
     raise SystemExit(f"unknown generated input {name}")

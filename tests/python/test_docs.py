@@ -13,7 +13,7 @@ from the source root, and the lines under it, up to the next `$ ` line, must mat
 (stdout and stderr, interleaved) the same way. Commands with shell redirection or pipes,
 commands shown without their output, and commands reading files that are not in the checkout
 (a reader's own recipe.yaml) are shown, not run; files a sample writes (--output, --encodings,
---dot, --html) go to a scratch directory."""
+--dot, --html, --suggest-recipe, --plan) go to a scratch directory."""
 
 import os
 import re
@@ -23,6 +23,9 @@ import sys
 from pathlib import Path
 
 import pytest
+
+# Flags whose file argument a sample writes: redirected to a scratch directory.
+OUTPUT_FLAGS = ("--output", "--encodings", "--dot", "--html", "--suggest-recipe", "--plan")
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "embedding.md"
@@ -131,7 +134,7 @@ def test_sample_is_what_qnn_validate_prints(tmp_path, command, expected):
         pytest.fail("QNNRULES_VALIDATE_EXE is not set: run these tests through ctest")
     args = shlex.split(command)[1:]
     # Files the sample writes go to a scratch directory, not the checkout.
-    args = [str(tmp_path / Path(a).name) if prev in ("--output", "--encodings", "--dot", "--html") else a
+    args = [str(tmp_path / Path(a).name) if prev in OUTPUT_FLAGS else a
             for prev, a in zip([""] + args, args)]
     proc = subprocess.run([exe, *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                           env=dict(os.environ, QNNRULES_PATH=""), check=False)

@@ -1,6 +1,8 @@
 """The Python engine API on graphs built in Python: validate, strict vs warn, exceptions that
 carry every violation, overlays, annotate, delegation, and agreement with the CLI."""
 
+import os
+
 import pytest
 
 import qnnrules
@@ -312,3 +314,26 @@ def test_graph_node_is_the_node_of_to_dict():
     assert [graph.node(n["name"]) for n in nodes] == nodes
     with pytest.raises(KeyError, match="no node named 'nope'"):
         graph.node("nope")
+
+
+def test_suggest_recipe_and_plan_write_the_clis_recipes(tmp_path):
+    """Engine.suggest_recipe / plan are qnn-validate --suggest-recipe / --plan: the same recipe
+    text, and annotating with it validates clean."""
+    import pathlib  # noqa: PLC0415
+    import subprocess  # noqa: PLC0415
+    mixed = pathlib.Path(__file__).resolve().parents[2] / "tests" / "data" / "annotate" / "mixed.json"
+    graph = qnnrules.Graph.from_file(mixed)
+    engine = qnnrules.Engine(backend="htp", soc="SM8350")
+    fix = engine.suggest_recipe(graph, "16a16w")
+    assert [(c["node"], c["to"]) for c in fix.choices] == [("conv1", "16a8w"), ("fc", "16a8w"), ("ln", "16a8w"),
+                                                             ("mm", "16a8w")]
+    assert fix.validates_clean and not fix.on_cpu
+    recipe = tmp_path / "fix.yaml"
+    subprocess.run([os.environ["QNNRULES_VALIDATE_EXE"], str(mixed), "--soc", "SM8350", "--annotate", "16a16w",
+                    "--warn", "--suggest-recipe", str(recipe)], check=True, capture_output=True)
+    assert recipe.read_text() == fix.yaml
+    assert engine.check(engine.annotate(graph, "16a16w", recipe=str(recipe))).errors == []
+    plan = engine.plan(graph)
+    assert plan.nodes_per_config == {"16a16w:per_channel": 11, "16a8w:per_channel": 4}
+    with pytest.raises(qnnrules.ConfigError, match="17a3w"):
+        engine.suggest_recipe(graph, "17a3w")

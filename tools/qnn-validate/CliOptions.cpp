@@ -69,7 +69,10 @@ std::optional<int> parseCommandLine(int argc, char** argv, CliOptions& o) {
   app.footer(kExitCodeTable);
   // Names are case-insensitive, like --soc: backends are folder names in lower case.
   app.add_option("--backend", o.backend, "backend: htp, lpai, gpu")->transform(lowerCase)->capture_default_str();
-  auto* soc = app.add_option("--soc", o.soc, "target SoC, e.g. SM8650 (see --list-socs)")->capture_default_str();
+  auto* soc = app.add_option("--soc", o.soc,
+                             "target SoC, e.g. SM8650 (see --list-socs); 'all' or a comma list for a "
+                             "compatibility matrix")
+                  ->capture_default_str();
   app.add_option("--lowering", o.lowering,
                  "the path the graph takes to the backend: ort-qnn (ONNX Runtime's QNN EP; default for .onnx), "
                  "executorch (default for .pt2 and JSON); rules/lowering/")
@@ -104,6 +107,10 @@ std::optional<int> parseCommandLine(int argc, char** argv, CliOptions& o) {
                       ->needs(annotate);
   app.add_option("--plan", o.plan, "write a recipe giving each node the most precise config the SoC takes")
       ->excludes(suggest);
+  app.add_option("--configs", o.configs,
+                 "a compatibility matrix over these configs ('all', or names) and the --soc list")
+      ->expected(1, 64)
+      ->excludes(annotate);
   app.add_option("--backend-option", o.backendOptions, "backend option NAME=VALUE (repeatable), e.g. fps=30")
       ->expected(1)
       ->allow_extra_args(false)  // one NAME=VALUE per flag, so a following graph path is not swallowed

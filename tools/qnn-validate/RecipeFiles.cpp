@@ -28,8 +28,8 @@ int writeRecipeFiles(const CliOptions& o, const qnnrules::Engine& engine) {
   }
   // The summary follows a text report; with JSON or SARIF on stdout it goes to stderr.
   std::ostream& out = o.format == "text" ? std::cout : std::cerr;
-  out << "\n" << (suggest ? "suggested recipe (" + path + ") for " + r.base : "precision plan (" + path + ")")
-      << " on " << engine.soc().name << ":\n"
+  out << "\n" << (suggest ? "suggested recipe for " + r.base : std::string("precision plan")) << " on "
+      << engine.soc().name << ":\n"
       << r.text();
   if (qnnrules::Status st = qnnrules::writeOutputFile(path, r.yaml()); !st.isOk()) {
     std::cerr << "qnn-validate: error: " << st.message() << "\n";

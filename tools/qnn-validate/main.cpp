@@ -17,6 +17,7 @@
 
 #include "CliOptions.h"
 #include "OutputFiles.h"
+#include "MatrixRun.h"
 #include "RecipeFiles.h"
 #include "qnnrules/Engine.h"
 #include "qnnrules/pipeline/RunReportFormat.h"
@@ -124,6 +125,7 @@ std::optional<int> readBaseline(const CliOptions& o, qnnrules::Baseline& baselin
 }
 
 int run(const CliOptions& o) {
+  if (std::optional<int> rc = runMatrix(o)) return *rc;
   qnnrules::Engine engine(engineOptions(o));
   if (engine.ok() && o.listRules) return listRules(engine, o.format);
   if (engine.ok() && o.listSocs) return listSocs(engine, o.format);

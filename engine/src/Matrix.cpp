@@ -1,0 +1,193 @@
+#include "qnnrules/Matrix.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+
+#include "qnnrules/core/JsonWriter.h"
+#include "qnnrules/model/BackendManifest.h"
+
+namespace qnnrules {
+namespace {
+
+bool isAll(const std::vector<std::string>& v) { return v.empty() || (v.size() == 1 && v[0] == "all"); }
+
+CompatibilityMatrix stopped(CompatibilityMatrix m, const Status& st, const DiagnosticList& errors = {}) {
+  m.status = st;
+  m.errors = errors;
+  return m;
+}
+
+std::string cellText(const MatrixCell& c) {
+  switch (c.verdict.kind) {
+    case VerdictKind::kValid: return "valid";
+    case VerdictKind::kValidWithCpuFallback: return fmt::format("cpu {}%", c.verdict.cpuPercent);
+    case VerdictKind::kInvalid: return fmt::format("INVALID {}", c.errors);
+    case VerdictKind::kSessionFailure: return "SESSION FAILS";
+  }
+  return "";
+}
+
+}  // namespace
+
+CompatibilityMatrix compatibilityMatrix(const EngineOptions& base, const Graph& graph, const MatrixOptions& options) {
+  CompatibilityMatrix m;
+  m.graph = graph.name;
+  m.backend = base.backend;
+  // The SoCs: named, or every one of the table (read through a first engine).
+  EngineOptions first = base;
+  std::vector<std::unique_ptr<Engine>> engines;
+  if (isAll(options.socs)) {
+    first.soc.clear();
+    Engine probe(first);
+    if (!probe.ok()) return stopped(std::move(m), probe.status(), probe.loadErrors());
+    const RuleRegistry::SocLoad& socs = probe.registry().socs();
+    if (!socs.status.isOk()) return stopped(std::move(m), socs.status, socs.errors);
+    for (const SocInfo& s : socs.table->all()) m.socs.push_back(s.name);
+  } else {
+    m.socs = options.socs;
+  }
+  // One registry for every SoC: the rules are loaded once (Engine::withSoc).
+  std::optional<Engine> opened;
+  for (const std::string& soc : m.socs) {
+    if (!opened) {
+      EngineOptions o = base;
+      o.soc = soc;
+      opened.emplace(std::move(o));
+    }
+    engines.push_back(std::make_unique<Engine>(opened->withSoc(soc)));
+    if (!engines.back()->ok()) return stopped(std::move(m), engines.back()->status(), engines.back()->loadErrors());
+  }
+  if (engines.empty()) return stopped(std::move(m), Status(StatusCode::kInvalidArgument, "no SoC to judge on"));
+  // The configs: named, or each config's default selection.
+  if (isAll(options.configs)) {
+    const QuantConfigTable* table = engines.front()->quantConfigs();
+    if (!table) return stopped(std::move(m), Status(StatusCode::kRuleError, "the quantization configs could not be loaded"));
+    for (const QuantConfig& c : table->all()) m.configs.push_back(c.name);
+  } else {
+    m.configs = options.configs;
+  }
+  // Engines by hardware: the first SoC of each hardware judges for the others.
+  std::vector<size_t> judgeOf(m.socs.size());
+  std::vector<std::string> hardware(m.socs.size());
+  std::map<std::string, size_t> firstWith;
+  for (size_t s = 0; s < m.socs.size(); ++s) {
+    const Engine& e = *engines[s];
+    hardware[s] = hardwareText(e.rules().manifest(), e.soc());
+    judgeOf[s] = firstWith.try_emplace(hardware[s], s).first->second;
+  }
+  m.cells.resize(m.socs.size() * m.configs.size());
+  for (size_t c = 0; c < m.configs.size(); ++c) {
+    // Annotation follows the backend's rules, not the SoC: once per config.
+    Graph annotated = graph;
+    AnnotateOptions ao;
+    ao.config = m.configs[c];
+    AnnotateResult a = engines.front()->annotate(annotated, ao);
+    if (!a.status.isOk()) return stopped(std::move(m), a.status, a.loadErrors);
+    RunOptions ro;
+    for (size_t s = 0; s < m.socs.size(); ++s) {
+      MatrixCell& cell = m.cells[s * m.configs.size() + c];
+      cell.soc = m.socs[s];
+      cell.config = m.configs[c];
+      cell.hardware = hardware[s];
+      cell.judgedOn = m.socs[judgeOf[s]];
+      if (judgeOf[s] != s) continue;  // filled from its judge below
+      RunReport r = engines[s]->run(annotated, ro);
+      ++m.validations;
+      if (!r.ok()) return stopped(std::move(m), r.status, r.stageErrors);
+      cell.diagnostics = a.diagnostics;
+      cell.diagnostics.insert(cell.diagnostics.end(), r.validation.diagnostics.begin(), r.validation.diagnostics.end());
+      cell.errors = countSeverity(cell.diagnostics, Severity::kError);
+      cell.warnings = countSeverity(cell.diagnostics, Severity::kWarning);
+      cell.verdict = judge(r.failed(), r.delegation);
+      cell.computeNodes = r.delegation.computeNodes;
+      cell.cpuNodes = r.delegation.computeNodes - r.delegation.delegatedComputeNodes;
+    }
+    for (size_t s = 0; s < m.socs.size(); ++s) {
+      if (judgeOf[s] == s) continue;
+      MatrixCell& cell = m.cells[s * m.configs.size() + c];
+      MatrixCell copy = m.cells[judgeOf[s] * m.configs.size() + c];
+      copy.soc = cell.soc;
+      copy.shared = true;
+      copy.judgedOn = cell.judgedOn;
+      cell = std::move(copy);
+    }
+  }
+  return m;
+}
+
+std::string CompatibilityMatrix::text() const {
+  if (!ok()) return "error: " + status.message() + "\n";
+  size_t socWidth = 3, hwWidth = 8;
+  for (const MatrixCell& c : cells) {
+    socWidth = std::max(socWidth, c.soc.size());
+    hwWidth = std::max(hwWidth, c.hardware.size());
+  }
+  std::vector<size_t> width(configs.size());
+  for (size_t k = 0; k < configs.size(); ++k) {
+    width[k] = configs[k].size();
+    for (size_t s = 0; s < socs.size(); ++s) width[k] = std::max(width[k], cellText(at(s, k)).size());
+  }
+  std::string out = fmt::format("compatibility matrix of {} on {}: {} SoC(s) x {} config(s), {} validation(s)\n",
+                                graph, backend, socs.size(), configs.size(), validations);
+  out += fmt::format("{:<{}}  {:<{}}", "SoC", socWidth, "hardware", hwWidth);
+  for (size_t k = 0; k < configs.size(); ++k) out += fmt::format("  {:<{}}", configs[k], width[k]);
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  out += "\n";
+  for (size_t s = 0; s < socs.size(); ++s) {
+    out += fmt::format("{:<{}}  {:<{}}", socs[s], socWidth, at(s, 0).hardware, hwWidth);
+    for (size_t k = 0; k < configs.size(); ++k) out += fmt::format("  {:<{}}", cellText(at(s, k)), width[k]);
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    out += "\n";
+  }
+  out += "cells: valid, cpu N% (valid with N% of compute nodes on CPU), INVALID N (errors), SESSION FAILS\n";
+  return out;
+}
+
+std::string CompatibilityMatrix::json() const {
+  std::string out;
+  JsonWriter w(out, 2);
+  w.beginObject();
+  w.field("graph", graph);
+  w.field("backend", backend);
+  w.key("socs");
+  w.beginArray();
+  for (const std::string& s : socs) w.value(s);
+  w.endArray();
+  w.key("configs");
+  w.beginArray();
+  for (const std::string& c : configs) w.value(c);
+  w.endArray();
+  w.field("validations", static_cast<uint64_t>(validations));
+  w.key("cells");
+  w.beginArray();
+  for (const MatrixCell& c : cells) {
+    w.beginObject();
+    w.field("soc", c.soc);
+    w.field("config", c.config);
+    w.field("hardware", c.hardware);
+    w.field("verdict", verdictKindName(c.verdict.kind));
+    w.field("cpu_percent", static_cast<uint64_t>(c.verdict.cpuPercent));
+    w.field("errors", static_cast<uint64_t>(c.errors));
+    w.field("warnings", static_cast<uint64_t>(c.warnings));
+    w.field("compute_nodes", static_cast<uint64_t>(c.computeNodes));
+    w.field("cpu_nodes", static_cast<uint64_t>(c.cpuNodes));
+    // A cell that shares another SoC's validation points at its diagnostics instead of
+    // repeating them (a zoo of 20 SoCs has 6 distinct HTP versions).
+    if (c.shared) {
+      w.field("diagnostics_of", c.judgedOn);
+    } else {
+      w.key("diagnostics");
+      writeJsonArray(w, c.diagnostics);
+    }
+    w.endObject();
+  }
+  w.endArray();
+  w.endObject();
+  out += "\n";
+  return out;
+}
+
+}  // namespace qnnrules

@@ -1,0 +1,106 @@
+// The compatibility matrix (Matrix.h, issue 26): every cell says what a run on that SoC with
+// that config says, while SoCs of the same hardware share one validation.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "AnnotationTestUtil.h"
+#include "BuiltinEngine.h"
+#include "TestUtil.h"
+#include "qnnrules/Matrix.h"
+
+namespace qnnrules {
+namespace {
+
+using namespace qnnrules::testing;  // NOLINT
+
+const std::string kSource = QNNRULES_SOURCE_DIR;
+
+EngineOptions builtin() {
+  EngineOptions o;
+  o.backend = "htp";
+  o.useEnvironment = false;
+  o.builtinRulesDir = kSource + "/rules";
+  return o;
+}
+
+TEST(Matrix, EveryCellIsWhatItsOwnRunSays) {
+  const Graph g = readGraph(kSource + "/tests/data/annotate/mixed.json");
+  MatrixOptions mo;
+  mo.socs = {"SM8350", "SA8295", "SM8450", "SM8650", "SM8750"};
+  mo.configs = {"8a8w", "16a8w", "16a16w", "16a4w_block"};
+  CompatibilityMatrix m = compatibilityMatrix(builtin(), g, mo);
+  ASSERT_TRUE(m.ok()) << m.status.message();
+  ASSERT_EQ(m.cells.size(), 20u);
+  // SM8350 and SA8295 are both V68: one validation for the two.
+  EXPECT_EQ(m.validations, 16u);
+  for (size_t s = 0; s < m.socs.size(); ++s) {
+    Engine e = builtinEngine("htp", m.socs[s]);
+    for (size_t c = 0; c < m.configs.size(); ++c) {
+      SCOPED_TRACE(m.socs[s] + " " + m.configs[c]);
+      RunOptions ro;
+      ro.annotate = AnnotateOptions{};
+      ro.annotate->config = m.configs[c];
+      RunReport r = e.run(g, ro);
+      const MatrixCell& cell = m.at(s, c);
+      EXPECT_EQ(cell.verdict.text(), judge(r.failed(), r.delegation).text());
+      EXPECT_EQ(cell.errors, r.validation.errorCount());
+      EXPECT_EQ(cell.soc, m.socs[s]);
+    }
+  }
+  EXPECT_TRUE(m.at(1, 2).shared);
+  EXPECT_EQ(m.at(0, 2).verdict.kind, VerdictKind::kInvalid);  // 16a16w on V68
+  EXPECT_EQ(m.at(0, 2).errors, 4u);
+  EXPECT_EQ(m.at(3, 2).verdict.kind, m.at(3, 0).verdict.kind);  // V75 takes 16a16w like 8a8w
+}
+
+TEST(Matrix, TextAndJson) {
+  const Graph g = readGraph(kSource + "/tests/data/annotate/mixed.json");
+  MatrixOptions mo;
+  mo.socs = {"SM8350", "SM8650"};
+  mo.configs = {"16a8w", "16a16w"};
+  CompatibilityMatrix m = compatibilityMatrix(builtin(), g, mo);
+  ASSERT_TRUE(m.ok()) << m.status.message();
+  const std::string text = m.text();
+  EXPECT_EQ(text.substr(0, text.find('\n')),
+            "compatibility matrix of mixed on htp: 2 SoC(s) x 2 config(s), 4 validation(s)");
+  EXPECT_EQ(text, "compatibility matrix of mixed on htp: 2 SoC(s) x 2 config(s), 4 validation(s)\n"
+                  "SoC     hardware  16a8w  16a16w\n"
+                  "SM8350  HTP V68   valid  INVALID 4\n"
+                  "SM8650  HTP V75   valid  valid\n"
+                  "cells: valid, cpu N% (valid with N% of compute nodes on CPU), INVALID N (errors), SESSION FAILS\n");
+  nlohmann::json j = nlohmann::json::parse(m.json());
+  ASSERT_EQ(j["cells"].size(), 4u);
+  EXPECT_EQ(j["cells"][1]["soc"], "SM8350");
+  EXPECT_EQ(j["cells"][1]["config"], "16a16w");
+  EXPECT_EQ(j["cells"][1]["verdict"], "invalid");
+  EXPECT_EQ(j["cells"][1]["errors"], 4);
+  EXPECT_EQ(j["cells"][1]["diagnostics"].size(), 4u);
+}
+
+TEST(Matrix, AllSocsAndConfigsAndBadNames) {
+  const Graph g = readGraph(kSource + "/tests/data/annotate/mixed.json");
+  CompatibilityMatrix all = compatibilityMatrix(builtin(), g, MatrixOptions{{"all"}, {"all"}});
+  ASSERT_TRUE(all.ok()) << all.status.message();
+  EXPECT_GE(all.socs.size(), 20u);
+  EXPECT_GE(all.configs.size(), 8u);
+  EXPECT_LT(all.validations, all.cells.size());  // same hardware shares
+  CompatibilityMatrix badSoc = compatibilityMatrix(builtin(), g, MatrixOptions{{"SM9999"}, {"8a8w"}});
+  EXPECT_FALSE(badSoc.ok());
+  CompatibilityMatrix badConfig = compatibilityMatrix(builtin(), g, MatrixOptions{{"SM8650"}, {"17a3w"}});
+  EXPECT_FALSE(badConfig.ok());
+}
+
+TEST(Matrix, TheCliRunsItFromSocAndConfigs) {
+  CommandResult r = run("cd " + shellQuote(kSource) + " && env QNNRULES_PATH= " + shellQuote(QNNRULES_VALIDATE_EXE) +
+                        " tests/data/annotate/mixed.json --soc SM8350,SM8650 --configs 16a8w 16a16w");
+  EXPECT_EQ(r.exitCode, 1) << r.output;  // strict: a cell is invalid
+  EXPECT_NE(r.output.find("SM8350  HTP V68   valid  INVALID 4\n"), std::string::npos) << r.output;
+  CommandResult warn = run("cd " + shellQuote(kSource) + " && env QNNRULES_PATH= " + shellQuote(QNNRULES_VALIDATE_EXE) +
+                           " tests/data/annotate/mixed.json --soc all --configs all --warn --format json");
+  EXPECT_EQ(warn.exitCode, 0) << warn.output;
+  EXPECT_TRUE(nlohmann::json::accept(warn.output)) << warn.output.substr(0, 300);
+}
+
+}  // namespace
+}  // namespace qnnrules
