@@ -113,7 +113,7 @@ def main():
             rows.append(("empty C++ program, libstdc++ only", cpu_ms([empty_program_like(qv, tmp, [])], env, a.runs)))
     print(f"cold start of {qv}, mean CPU (user+sys) of {a.runs} runs; graph {os.path.relpath(a.graph)}")
     for name, ms in rows:
-        print(f"  {name:<44} {ms:7.2f} ms")
+        print(f"  {name:<52} {ms:7.2f} ms")
 
 
 if __name__ == "__main__":

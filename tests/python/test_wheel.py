@@ -135,7 +135,8 @@ def isolated(w, cmd):
     """Runs cmd from an empty directory with the venv's bin/ first on PATH, LD_LIBRARY_PATH empty
     and, as root, each system copy of a bundled library hidden in a private mount namespace."""
     w["work"].mkdir(exist_ok=True)
-    env = clean_env(PATH=f"{w['venv'] / 'bin'}:/usr/bin:/bin", LD_LIBRARY_PATH="")
+    env = clean_env(PATH=f"{w['venv'] / 'bin'}:/usr/bin:/bin", LD_LIBRARY_PATH="",
+                    XDG_CACHE_HOME=str(w["work"].parent / "cache"))   # the rule cache, not the user's
     if os.geteuid() == 0 and shutil.which("unshare"):
         hide = 'for f in $QNNRULES_TEST_HIDE; do mount --bind /dev/null "$f" || exit 97; done; exec "$@"'
         env["QNNRULES_TEST_HIDE"] = " ".join(w["hidden"])
