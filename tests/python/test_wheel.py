@@ -148,13 +148,13 @@ def test_wheel_is_manylinux_with_its_libraries_inside(wheel):
     assert wheel["tag"].startswith("manylinux_2_"), wheel["tag"]
     names = zipfile.ZipFile(wheel["whl"]).namelist()
     for member in ("qnnrules/bin/qnn-validate", "qnnrules/bin/qnn-rules", "qnnrules/libqnnrules_onnx.so",
-                   "qnnrules/libqnnrules_pt2.so", "qnnrules/rules/socs.yaml", "qnnrules/_cli.py",
+                   "qnnrules/libqnnrules_pt2.so", "qnnrules/rules/socs.yaml", "qnnrules_cli.py",
                    "qnnrules/_qnnrules.pyi", "qnnrules/py.typed"):
         assert member in names, member
     assert any(n.startswith("qnnrules.libs/libyaml-cpp") for n in names), names
     (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
     scripts = zipfile.ZipFile(wheel["whl"]).read(entry_points).decode()
-    assert "qnn-validate = qnnrules._cli:qnn_validate" in scripts and "qnn-rules = qnnrules._cli:qnn_rules" in scripts
+    assert "qnn-validate = qnnrules_cli:qnn_validate" in scripts and "qnn-rules = qnnrules_cli:qnn_rules" in scripts
     (metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]
     assert "Provides-Extra: torch" in zipfile.ZipFile(wheel["whl"]).read(metadata).decode()
 
