@@ -18,25 +18,29 @@ import operator
 import os
 import tempfile
 
-import torch
-from torchao.quantization.granularity import PerBlock
-from torchao.quantization.pt2e._affine_quantization import AffineQuantizedMinMaxObserver
-from torchao.quantization.pt2e.fake_quantize import AffineFakeQuantize, FusedMovingAvgObsFakeQuantize
-from torchao.quantization.pt2e.observer import (
-    MinMaxObserver,
-    MovingAverageMinMaxObserver,
-    MovingAveragePerChannelMinMaxObserver,
-    PerChannelMinMaxObserver,
-)
-from torchao.quantization.pt2e.quantizer import (
-    DerivedQuantizationSpec,
-    FixedQParamsQuantizationSpec,
-    QuantizationAnnotation,
-    QuantizationSpec,
-    SharedQuantizationSpec,
-)
-from torchao.quantization.pt2e.quantizer import Quantizer as _TorchaoQuantizer
-from torchao.quantization.quant_primitives import MappingType
+try:
+    import torch
+    from torchao.quantization.granularity import PerBlock
+    from torchao.quantization.pt2e._affine_quantization import AffineQuantizedMinMaxObserver
+    from torchao.quantization.pt2e.fake_quantize import AffineFakeQuantize, FusedMovingAvgObsFakeQuantize
+    from torchao.quantization.pt2e.observer import (
+        MinMaxObserver,
+        MovingAverageMinMaxObserver,
+        MovingAveragePerChannelMinMaxObserver,
+        PerChannelMinMaxObserver,
+    )
+    from torchao.quantization.pt2e.quantizer import (
+        DerivedQuantizationSpec,
+        FixedQParamsQuantizationSpec,
+        QuantizationAnnotation,
+        QuantizationSpec,
+        SharedQuantizationSpec,
+    )
+    from torchao.quantization.pt2e.quantizer import Quantizer as _TorchaoQuantizer
+    from torchao.quantization.quant_primitives import MappingType
+except ModuleNotFoundError as _error:  # the `torch` extra is not installed
+    from ._requires import torch_extra
+    raise torch_extra(__name__, _error) from None
 
 from . import pt2e_options as opt
 from . import torch as qt

@@ -15,7 +15,11 @@ from dataclasses import dataclass, field
 from enum import IntEnum, unique
 from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
-import torch
+try:
+    import torch
+except ModuleNotFoundError as _error:  # the `torch` extra is not installed
+    from ._requires import torch_extra
+    raise torch_extra(__name__, _error) from None
 
 
 @unique

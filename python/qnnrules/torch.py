@@ -35,8 +35,12 @@ dict a quantizer can turn into its own objects: ``{"dtype": torch.uint8, "quant_
 import math
 import operator
 
-import torch
-import torch.fx
+try:
+    import torch
+    import torch.fx
+except ModuleNotFoundError as _error:  # the `torch` extra is not installed
+    from ._requires import torch_extra
+    raise torch_extra(__name__, _error) from None
 
 from . import _qnnrules
 

@@ -31,8 +31,8 @@ std::vector<fs::path>& registeredDirectories() {
 
 // Where the module may be, in order (qnnrules/io/ReaderModules.h): $<envVariable> alone; the
 // registered directories; beside the running object; <prefix>/<installSubdir> for an installed
-// tool in <prefix>/bin; the build tree's module for a program of the build tree; the configured
-// install location.
+// tool in <prefix>/bin, or <package>/ for a wheel's tool in <package>/bin; the build tree's
+// module for a program of the build tree; the configured install location.
 std::vector<fs::path> candidates(const ReaderModuleLocation& where) {
   if (const char* env = std::getenv(where.envVariable); env && *env) return {fs::path(env)};
   const fs::path name = where.fileName;
@@ -45,6 +45,8 @@ std::vector<fs::path> candidates(const ReaderModuleLocation& where) {
   if (!self.empty()) {
     out.push_back(self.parent_path() / name);
     out.push_back(self.parent_path().parent_path() / where.installSubdir / name);
+    // A wheel's command, <package>/bin/<tool>: the modules are in <package>/, beside the extension.
+    if (self.parent_path().filename() == "bin") out.push_back(self.parent_path().parent_path() / name);
     std::error_code ec;
     const fs::path build = fs::weakly_canonical(QNNRULES_BUILD_DIR, ec);  // self is canonical too
     auto [mismatch, unused] = std::mismatch(build.begin(), build.end(), self.begin(), self.end());

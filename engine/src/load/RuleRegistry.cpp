@@ -70,6 +70,9 @@ fs::path findBuiltinRulesDir() {
   if (!self.empty()) {
     fs::path candidate = self.parent_path().parent_path() / "share" / "qnnrules" / "rules";
     if (isDir(candidate)) return candidate;
+    // A wheel: <package>/bin/tool -> <package>/rules, the Python package's own copy.
+    candidate = self.parent_path().parent_path() / "rules";
+    if (self.parent_path().filename() == "bin" && isDir(candidate)) return candidate;
   }
   // A binary of the build tree reads the source tree it was built from, so edits to rules/
   // take effect without installing, and an installed copy never shadows them.

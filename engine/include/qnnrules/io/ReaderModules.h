@@ -6,7 +6,8 @@
 //      uses the installed CMake package gets its package's module directory here by itself);
 //   3. beside the object the engine runs from (the executable, found through /proc/self/exe,
 //      or the shared library / Python extension that links the engine, found with dladdr);
-//   4. <that object's directory>/../lib/qnnrules (an installed tool in <prefix>/bin);
+//   4. <that object's directory>/../lib/qnnrules (an installed tool in <prefix>/bin), then, for
+//      a wheel's command in <package>/bin, <package>/ (where the Python extension finds them);
 //   5. the build tree's modules, for a program of that build tree;
 //   6. the install location configured when the engine was built.
 #pragma once
