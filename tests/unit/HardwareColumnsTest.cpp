@@ -37,15 +37,14 @@ class HardwareColumns : public ::testing::Test {
  protected:
   void SetUp() override { dir_.write("graph.json", kReluGraph); }
   // qnn-validate on graph.json with the built-in rules and the overlay `rules/`.
-  CommandResult validate(const std::string& args) {
-    return testing::run("cd " + shellQuote(dir_.path().string()) + " && env QNNRULES_PATH= " +
-                        shellQuote(QNNRULES_VALIDATE_EXE) + " graph.json --rules rules " + args + " 2>&1");
+  std::string command(const std::string& args) const {
+    return "cd " + shellQuote(dir_.path().string()) + " && env QNNRULES_PATH= " + shellQuote(QNNRULES_VALIDATE_EXE) +
+           " graph.json --rules rules " + args;
   }
+  CommandResult validate(const std::string& args) { return testing::run(command(args) + " 2>&1"); }
   nlohmann::json json(const std::string& args) {
-    CommandResult r = testing::run("cd " + shellQuote(dir_.path().string()) + " && env QNNRULES_PATH= " +
-                                   shellQuote(QNNRULES_VALIDATE_EXE) + " graph.json --rules rules --format json " +
-                                   args + " 2>/dev/null");
-    return nlohmann::json::parse(r.output, nullptr, false);
+    return nlohmann::json::parse(testing::run(command("--format json " + args) + " 2>/dev/null").output, nullptr,
+                                 false);
   }
   TempDir dir_;
 };
