@@ -919,6 +919,48 @@ TEST(RuleLoaderSocs, ReportsEveryErrorAndKeepsGoodSocs) {
   EXPECT_EQ(table.all()[1].name, "SM8750");
 }
 
+// Columns are read before SoCs; a later file (an overlay) may insert versions into a column, and
+// the SoCs already read keep their versions, with levels that follow the new order.
+TEST(RuleLoaderSocs, AColumnDeclaredAgainMayGainVersionsAndSocsKeepTheirs) {
+  SocTable table;
+  DiagnosticList errors;
+  loadSocText("version: 1\nhardware: {htp: [V68, V69, V73]}\nsocs:\n  - {name: A, id: 1, htp: V69, vtcm_mb: 8}\n",
+              "builtin/socs.yaml", table, errors);
+  ASSERT_TRUE(errors.empty()) << dump(errors);
+  EXPECT_EQ(table.find("A")->hardware.at(0).level, 2);
+  loadSocText("version: 1\nhardware: {htp: [V68, V68b, V69, V73, V85], npu: [N1]}\n"
+              "socs:\n  - {name: B, id: 2, htp: V85, npu: N1, vtcm_mb: 8}\n",
+              "overlay/socs.yaml", table, errors);
+  ASSERT_TRUE(errors.empty()) << dump(errors);
+  const SocInfo& a = *table.find("A");
+  ASSERT_EQ(a.hardware.size(), 2u);  // every SoC is laid out to every column
+  EXPECT_EQ(a.versionOn("htp"), "V69");
+  EXPECT_EQ(a.hardware[0].level, 3);
+  EXPECT_EQ(a.hardware[1].level, 0);  // no npu
+  const SocInfo& b = *table.find("B");
+  EXPECT_EQ(b.hardware[0].level, 5);
+  EXPECT_EQ(b.versionOn("npu"), "N1");
+  EXPECT_EQ(table.column("npu")->index, 1);
+}
+
+TEST(RuleLoaderSocs, HardwareColumnsAreChecked) {
+  SocTable table;
+  DiagnosticList errors;
+  loadSocText("version: 1\nhardware:\n  htp: [V68, V68]\n  NPU: [N1]\n  id: [X]\n  dsp: []\nsocs: []\n",
+              "socs.yaml", table, errors);
+  std::vector<std::string> got;
+  for (const Diagnostic& d : errors) got.push_back(at(d) + " " + d.message);
+  EXPECT_EQ(got, (std::vector<std::string>{
+                       "socs.yaml:3:14 version 'V68' is listed twice in column 'htp' of 'hardware'",
+                       "socs.yaml:4:3 'NPU' cannot name a hardware column: a column is a lower-case word, and not "
+                       "one of name, id, vtcm_mb, marketing_name",
+                       "socs.yaml:5:3 'id' cannot name a hardware column: a column is a lower-case word, and not "
+                       "one of name, id, vtcm_mb, marketing_name",
+                       "socs.yaml:6:8 column 'dsp' of 'hardware' must be a non-empty list of versions, oldest first"}))
+      << dump(errors);
+  EXPECT_TRUE(table.columns().empty());
+}
+
 TEST(RuleLoaderSocs, StrictTopLevel) {
   SocTable table;
   DiagnosticList errors;

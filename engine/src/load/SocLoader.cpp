@@ -143,6 +143,12 @@ class SocLoader : public StrictYamlReader {
       c.name = e.key;
       c.mark = mark(e.keyNode);
       for (const YAML::Node& x : e.value) {
+        // Stop at the limit: a hostile list must not cost a quadratic duplicate check.
+        if (c.versions.size() == kMaxHardware) {
+          error(DiagCode::kInvalidValue, mark(x), what + " lists more than " + std::to_string(kMaxHardware) +
+                " versions", "at most " + std::to_string(kMaxHardware), "more");
+          break;
+        }
         std::optional<std::string> s = str(x, "a version of " + what);
         if (!s) continue;
         if (c.levelOf(*s))
@@ -150,9 +156,6 @@ class SocLoader : public StrictYamlReader {
                 "each version once", *s);
         else c.versions.push_back(*s);
       }
-      if (c.versions.size() > kMaxHardware)
-        error(DiagCode::kInvalidValue, mark(e.value), what + " lists more than " + std::to_string(kMaxHardware) +
-              " versions", "at most " + std::to_string(kMaxHardware), std::to_string(c.versions.size()));
       if (const HardwareColumn* earlier = out.column(c.name)) {
         HardwareLevel last = 0;
         for (const std::string& old : earlier->versions) {
