@@ -65,7 +65,7 @@ void Engine::open() {
     loadErrors_ = load.errors;
     return;
   }
-  // What the backend needs of the SoC is in its manifest (requires_soc), not here.
+  // What the backend needs of the SoC is in its manifest (its hardware column), not here.
   if (Status s = checkSocRequirement(load.manifest.get(), options_.backend, soc_, *socs.table); !s.isOk()) {
     status_ = s;
     return;

@@ -203,7 +203,9 @@ class Engine:
     @property
     def strict(self) -> bool: ...
     @property
-    def soc(self) -> dict[str, Any]: ...
+    def soc(self) -> dict[str, Any]:
+        """name, chipset_id, vtcm_mb, hardware ({column: version} for every hardware column of
+        socs.yaml the SoC has, e.g. {"htp": "V81", "lpai": "V6"}), marketing_name."""
     @property
     def rules(self) -> list[dict[str, Any]]: ...
     @property

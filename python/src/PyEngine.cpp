@@ -161,9 +161,12 @@ py::dict socDict(const SocInfo& s) {
   py::dict d;
   d["name"] = s.name;
   d["chipset_id"] = s.chipsetId;
-  d["htp_arch"] = std::string(htpArchName(s.htpArch));
   d["vtcm_mb"] = s.vtcmMb;
-  d["lpai_version"] = s.lpaiVersion;
+  // Every hardware column the SoC has (socs.yaml): {"htp": "V81", "lpai": "V6"}.
+  py::dict hardware;
+  for (const SocHardware& h : s.hardware)
+    if (!h.version.empty()) hardware[py::str(h.column)] = h.version;
+  d["hardware"] = hardware;
   d["marketing_name"] = s.marketingName;
   return d;
 }

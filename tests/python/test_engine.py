@@ -28,7 +28,7 @@ def sigmoid_graph(out_scale, out_zero_point=0, extra_target=None):
 
 
 def test_engine_describes_soc_rules_and_search_path(engine):
-    assert engine.soc["name"] == SOC and engine.soc["htp_arch"] == "V75"
+    assert engine.soc["name"] == SOC and engine.soc["hardware"] == {"htp": "V75"}
     assert engine.backend == "htp" and engine.strict
     assert engine.rules and all(r["id"].startswith("htp.") and r["location"] for r in engine.rules)
     assert str(engine.search_path[0]).endswith("rules")

@@ -13,6 +13,7 @@
 #include "qnnrules/load/RuleLoader.h"
 #include "qnnrules/model/RuleSet.h"
 #include "qnnrules/validate/Validator.h"
+#include "TestHardware.h"
 
 namespace qnnrules::testing {
 
@@ -23,7 +24,7 @@ inline const RuleSet& annotateRules() {
   static const RuleSet rules = [] {
     std::vector<Rule> out;
     DiagnosticList errors;
-    loadRuleFile(annotateData("rules/htp/ops.yaml"), "ops.yaml", out, errors);
+    loadRuleFile(annotateData("rules/htp/ops.yaml"), "ops.yaml", out, errors, {}, gatedBy("htp"));
     EXPECT_TRUE(errors.empty()) << (errors.empty() ? "" : formatText(errors[0]));
     return RuleSet("htp", std::move(out));
   }();
@@ -42,10 +43,7 @@ inline const QuantConfigTable& quantConfigs() {
 }
 
 inline SocInfo soc(const std::string& name) {
-  SocInfo s;
-  s.name = name;
-  s.htpArch = name == "SM8350" ? HtpArch::kV68 : name == "SM8450" ? HtpArch::kV69 : HtpArch::kV75;
-  return s;
+  return socAt(name == "SM8350" ? "V68" : name == "SM8450" ? "V69" : "V75", name);
 }
 
 inline Graph readGraph(const std::string& path) {

@@ -81,7 +81,7 @@ TEST(CliSurface, ListRulesAndSocsAsJson) {
   ASSERT_EQ(socs.exitCode, 0) << socs.output;
   nlohmann::json s = nlohmann::json::parse(socs.output);
   bool sm8650 = false;
-  for (const auto& soc : s["socs"]) sm8650 |= soc["name"] == "SM8650" && soc["htp_arch"] == "V75";
+  for (const auto& soc : s["socs"]) sm8650 |= soc["name"] == "SM8650" && soc["hardware"]["htp"] == "V75";
   EXPECT_TRUE(sm8650) << socs.output.substr(0, 500);
 }
 

@@ -113,7 +113,7 @@ TEST(Cli, JsonFormatIsMachineReadable) {
   ASSERT_FALSE(j.is_discarded()) << r.output;
   EXPECT_EQ(j["valid"], false);
   EXPECT_EQ(j["soc"], "SM8650");
-  EXPECT_EQ(j["htp_arch"], "V75");
+  EXPECT_EQ(j["soc_hardware"], nlohmann::json({{"htp", "V75"}}));
   ASSERT_TRUE(j["diagnostics"].is_array());
   ASSERT_FALSE(j["diagnostics"].empty());
   for (const auto& d : j["diagnostics"])
@@ -297,11 +297,11 @@ TEST(Cli, HelpExitsZero) {
   EXPECT_NE(r.output.find("--soc"), std::string::npos);
 }
 
-TEST(Cli, ListSocsShowsTheArchitectures) {
+TEST(Cli, ListSocsShowsEveryHardwareColumn) {
   CommandResult r = qnnValidate("--list-socs");
   EXPECT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("SM8650  HTP V75"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("SM8850  HTP V81  VTCM 8 MB  LPAI V6"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("SM8850  HTP V81  LPAI V6  VTCM 8 MB"), std::string::npos) << r.output;
 }
 
 }  // namespace

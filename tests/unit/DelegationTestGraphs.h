@@ -15,6 +15,7 @@
 #include "qnnrules/load/RuleLoader.h"
 #include "qnnrules/model/RuleSet.h"
 #include "qnnrules/model/Soc.h"
+#include "TestHardware.h"
 
 namespace qnnrules::testing {
 
@@ -25,23 +26,17 @@ inline const std::string kDelegationData = QNNRULES_TEST_DATA_DIR "/delegation";
 inline RuleSet delegationRules(const std::string& backend) {
   std::vector<Rule> rules;
   DiagnosticList errors;
-  loadRuleFile(kDelegationData + "/rules/" + backend + "/ops.yaml", backend + "/ops.yaml", rules, errors);
-  std::shared_ptr<BackendManifest> manifest;
-  const std::string manifestFile = kDelegationData + "/rules/" + backend + "/backend.yaml";
-  if (std::filesystem::exists(manifestFile)) {
-    manifest = std::make_shared<BackendManifest>();
-    loadManifestFile(manifestFile, backend + "/backend.yaml", *manifest, errors);
-  }
+  auto manifest = std::make_shared<BackendManifest>();
+  loadManifestFile(kDelegationData + "/rules/" + backend + "/backend.yaml", backend + "/backend.yaml", *manifest,
+                   errors);
+  loadRuleFile(kDelegationData + "/rules/" + backend + "/ops.yaml", backend + "/ops.yaml", rules, errors, {},
+               gatedBy(manifest->hardware, manifest.get()));
   EXPECT_TRUE(errors.empty()) << (errors.empty() ? "" : formatText(errors[0]));
   return RuleSet(backend, std::move(rules), std::move(manifest));
 }
 
-inline SocInfo testSoc(HtpArch arch = HtpArch::kV75, const char* name = "SM8650") {
-  SocInfo s;
-  s.name = name;
-  s.htpArch = arch;
-  return s;
-}
+// A SoC with an HTP version (the delegation test rules gate on it).
+inline SocInfo testSoc(const char* htp = "V75", const char* name = "SM8650") { return socAt(htp, name); }
 
 // Builds graph JSON: every tensor edge and output is uint8 per-tensor unless stated.
 class GraphBuilder {

@@ -36,7 +36,7 @@ Drawn drawn(bool strict) {
   g.output({"dq"});
   Drawn d{g.build(), {}};
   RuleSet rules = testing::delegationRules("lpai");
-  SocInfo soc = testing::testSoc(HtpArch::kV81, "SM8850");
+  SocInfo soc = testing::testSoc("V81", "SM8850");
   ValidationResult v = validateGraph(d.graph, rules, soc);
   PartitionOptions o;
   o.strict = strict;

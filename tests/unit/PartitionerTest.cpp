@@ -90,7 +90,7 @@ TEST(Partitioner, OpWithNoVariantOnTheSocFallsBackAsArchGate) {
   EXPECT_NE(old.report.fallbacks[0].message.find("V79"), std::string::npos) << old.report.fallbacks[0].message;
   EXPECT_EQ(old.report.partitions.size(), 2u);
 
-  Partitioned fresh = partition(g, "htp", {}, testing::testSoc(HtpArch::kV79, "SM8750"));
+  Partitioned fresh = partition(g, "htp", {}, testing::testSoc("V79", "SM8750"));
   EXPECT_TRUE(fresh.report.fallbacks.empty());
   EXPECT_EQ(fresh.report.partitions.size(), 1u);
 }

@@ -34,11 +34,11 @@ std::string optText(const std::optional<T>& v) {
 std::string dump(const BackendLoad& load) {
   std::string s;
   if (const BackendManifest* m = load.manifest.get()) {
-    s += fmt::format("manifest {} '{}' extends {} at {} sym {} gates {} quant {} '{}' soc {} at {}\n", m->backend,
-                     m->description, m->extends, markText(m->extendsMark), m->symmetric, m->htpArchGates, m->quantized,
-                     m->whyNotQuantized, m->requiresSoc, markText(m->mark));
-    s += fmt::format("  dt {} enc {} archs {} deleg {} '{}' '{}'\n", m->datatypes ? m->datatypes->bits() : 0u,
-                     m->encodings ? m->encodings->bits() : 0u, m->htpArchs.size(),
+    s += fmt::format("manifest {} '{}' extends {} at {} sym {} hardware {} at {} quant {} '{}' at {}\n", m->backend,
+                     m->description, m->extends, markText(m->extendsMark), m->symmetric, m->hardware,
+                     markText(m->hardwareMark), m->quantized, m->whyNotQuantized, markText(m->mark));
+    s += fmt::format("  dt {} enc {} deleg {} '{}' '{}'\n", m->datatypes ? m->datatypes->bits() : 0u,
+                     m->encodings ? m->encodings->bits() : 0u,
                      m->delegation.requireFullDelegation, m->delegation.inputQuantizeOnCpu,
                      m->delegation.outputDequantizeOnCpu);
     for (const Exclusion& x : m->exclude) {
@@ -56,8 +56,9 @@ std::string dump(const BackendLoad& load) {
       s += fmt::format("  port {} in {} #{} opt {} var {} at {}\n", p.name, p.isInput, p.index, p.optional, p.variadic,
                        markText(p.mark));
     for (const Variant& v : r.variants) {
-      s += fmt::format("  variant {} '{}' arch {} finalize {} hint '{}' at {}\n", v.name, v.description,
-                       static_cast<int>(v.minArch), v.gateAtFinalize, v.hint, markText(v.mark));
+      s += fmt::format("  variant {} '{}' gate {}#{} {} {} finalize {} hint '{}' at {}\n", v.name, v.description,
+                       v.gate.columnName, v.gate.column, v.gate.version, v.gate.level, v.gateAtFinalize, v.hint,
+                       markText(v.mark));
       for (const PortConstraint& c : v.ports)
         s += fmt::format("    dt {} enc {} bits {} sym {} axis {} scale {} offset {} '{}' shared {} at {}\n",
                          c.datatypes.bits(), c.encodings.bits(), c.bitwidths, optText(c.symmetric), optText(c.axis),
@@ -73,9 +74,13 @@ std::string dump(const BackendLoad& load) {
 
 std::string dumpShared(RuleRegistry& reg) {
   std::string s;
-  for (const SocInfo& soc : reg.socs().table->all())
-    s += fmt::format("soc {} {} {} {} {} '{}' at {}\n", soc.name, soc.chipsetId, static_cast<int>(soc.htpArch),
-                     soc.vtcmMb, soc.lpaiVersion, soc.marketingName, markText(soc.mark));
+  for (const HardwareColumn& c : reg.socs().table->columns())
+    s += fmt::format("column {}#{} [{}] at {}\n", c.name, c.index, fmt::join(c.versions, ","), markText(c.mark));
+  for (const SocInfo& soc : reg.socs().table->all()) {
+    s += fmt::format("soc {} {} {} '{}' at {}\n", soc.name, soc.chipsetId, soc.vtcmMb, soc.marketingName,
+                     markText(soc.mark));
+    for (const SocHardware& h : soc.hardware) s += fmt::format("  {} {} {}\n", h.column, h.version, h.level);
+  }
   const auto& qc = reg.quantConfigs();
   s += "quant " + qc.file.string() + "\n";
   for (const QuantConfig& c : qc.table->all()) {

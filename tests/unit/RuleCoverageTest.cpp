@@ -292,10 +292,10 @@ void expectGated(const Graph& g, const RuleSet& htp, const std::string& socName,
 
 TEST(RuleCoverage, SixteenBitActivationsWithSixteenBitWeightsNeedV73OnEveryGatedOp) {
   const RuleSet& htp = rules("htp");
-  ASSERT_EQ(soc("SM8350").htpArch, HtpArch::kV68);
-  ASSERT_EQ(soc("SM8450").htpArch, HtpArch::kV69);
-  ASSERT_EQ(soc("SM8550").htpArch, HtpArch::kV73);
-  ASSERT_EQ(soc("SM8650").htpArch, HtpArch::kV75);
+  ASSERT_EQ(soc("SM8350").versionOn("htp"), "V68");
+  ASSERT_EQ(soc("SM8450").versionOn("htp"), "V69");
+  ASSERT_EQ(soc("SM8550").versionOn("htp"), "V73");
+  ASSERT_EQ(soc("SM8650").versionOn("htp"), "V75");
   std::set<std::string> tested;
   for (const GateCase& c : sixteenBySixteenCases()) {
     SCOPED_TRACE(c.target);
@@ -325,7 +325,7 @@ TEST(RuleCoverage, SixteenBitActivationsWithSixteenBitWeightsNeedV73OnEveryGated
   for (const Rule& r : htp.rules()) {
     if (r.id == "htp.einsum") continue;
     for (const Variant& v : r.variants) {
-      if (v.minArch != HtpArch::kV73) continue;
+      if (v.gate.version != "V73") continue;
       EXPECT_TRUE(tested.contains(r.id)) << r.id << " variant " << v.name << " untested";
     }
   }
@@ -357,7 +357,7 @@ TEST(RuleCoverage, BlockwiseWeightsNeedV69OnEveryOpWithThem) {
     for (const Variant& v : r.variants) {
       for (const PortConstraint& p : v.ports) {
         if (!p.encodings.contains(Encoding::kBlockwiseExpansion)) continue;
-        EXPECT_EQ(v.minArch, HtpArch::kV69) << r.id << " variant " << v.name;
+        EXPECT_EQ(v.gate.version, "V69") << r.id << " variant " << v.name;
         EXPECT_TRUE(tested.contains(r.id)) << r.id << " variant " << v.name << " untested";
       }
     }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "TestUtil.h"
+#include "TestHardware.h"
 #include "qnnrules/load/RuleLoader.h"
 
 namespace qnnrules {
@@ -28,7 +29,7 @@ struct Loaded {
 
 Loaded loadText(const std::string& text, const LoadLimits& limits = {}) {
   Loaded l;
-  loadRuleText(text, "t.yaml", l.rules, l.errors, limits);
+  loadRuleText(text, "t.yaml", l.rules, l.errors, limits, testing::gatedBy("htp"));
   return l;
 }
 
@@ -85,7 +86,7 @@ Diagnostic onlyError(const std::string& text) {
 class RuleLoaderValidFile : public ::testing::Test {
  protected:
   void SetUp() override {
-    loadRuleFile(kDataDir + "valid.yaml", "rules/htp/valid.yaml", rules_, errors_);
+    loadRuleFile(kDataDir + "valid.yaml", "rules/htp/valid.yaml", rules_, errors_, {}, testing::gatedBy("htp"));
     ASSERT_TRUE(errors_.empty()) << dump(errors_);
     ASSERT_EQ(rules_.size(), 6u);
   }
@@ -134,7 +135,7 @@ TEST_F(RuleLoaderValidFile, VariantsAndConstraints) {
   ASSERT_EQ(conv.variants.size(), 2u);
   const Variant& a8w8 = conv.variants[0];
   EXPECT_EQ(a8w8.name, "a8w8");
-  EXPECT_EQ(a8w8.minArch, HtpArch::kNone);
+  EXPECT_FALSE(a8w8.gate.gated());
   EXPECT_TRUE(a8w8.description.empty());
   ASSERT_EQ(a8w8.ports.size(), conv.ports.size()) << "constraints are parallel to Rule::ports";
   const PortConstraint& in = a8w8.ports[0];
@@ -159,7 +160,9 @@ TEST_F(RuleLoaderValidFile, VariantsAndConstraints) {
   EXPECT_TRUE(a8w8.ports[2].datatypes.contains(QnnDatatype::kSFixed32));
 
   const Variant& a16w16 = conv.variants[1];
-  EXPECT_EQ(a16w16.minArch, HtpArch::kV73);
+  EXPECT_EQ(a16w16.gate.version, "V73");
+  EXPECT_EQ(a16w16.gate.columnName, "htp");
+  EXPECT_EQ(a16w16.gate.level, testing::builtinSocTable().column("htp")->levelOf("V73"));
   EXPECT_EQ(a16w16.description, "16-bit activations with 16-bit weights need HTP V73 or newer.");
   EXPECT_EQ(a16w16.hint, "use 16a8w (8-bit weights) on this SoC");
   const PortConstraint& w16 = a16w16.ports[1];
@@ -402,7 +405,7 @@ TEST(RuleLoaderTest, UnknownMinArchAcceptsOnlyCanonicalSpelling) {
   Diagnostic d = onlyError(edit("      - name: a8\n", "      - name: a8\n        min_arch: v73\n"));
   EXPECT_EQ(d.code, DiagCode::kUnknownEnumValue);
   EXPECT_EQ(at(d), "t.yaml:12:19");
-  EXPECT_EQ(d.message, "unknown HTP architecture 'v73' for 'min_arch' in variant 'a8' of rule 't.relu'");
+  EXPECT_EQ(d.message, "unknown HTP version 'v73' for 'min_arch' in variant 'a8' of rule 't.relu'");
   EXPECT_EQ(d.expected, "one of: V68, V69, V73, V75, V79, V81");
   EXPECT_EQ(d.hint, "did you mean 'V73'?");
 }
@@ -574,7 +577,7 @@ TEST(RuleLoaderTest, VersionErrorKeepsCheckingButAppendsNothing) {
 TEST(RuleLoaderTest, ReportsEveryErrorOfAFileAndKeepsGoodRules) {
   std::vector<Rule> rules;
   DiagnosticList errors;
-  loadRuleFile(kDataDir + "many_errors.yaml", "many_errors.yaml", rules, errors);
+  loadRuleFile(kDataDir + "many_errors.yaml", "many_errors.yaml", rules, errors, {}, testing::gatedBy("htp"));
   struct Expected {
     DiagCode code;
     const char* where;
@@ -586,7 +589,7 @@ TEST(RuleLoaderTest, ReportsEveryErrorOfAFileAndKeepsGoodRules) {
       {DiagCode::kUnknownEnumValue, "many_errors.yaml:15:27", "unknown datatype 'UFIXED_POINT_7'"},
       {DiagCode::kWrongType, "many_errors.yaml:29:14", "'targets' in rule 'bad.types' must be a list of strings"},
       {DiagCode::kWrongType, "many_errors.yaml:33:38", "must be true or false"},
-      {DiagCode::kUnknownEnumValue, "many_errors.yaml:37:19", "unknown HTP architecture 'V70'"},
+      {DiagCode::kUnknownEnumValue, "many_errors.yaml:37:19", "unknown HTP version 'V70'"},
       {DiagCode::kUnknownEnumValue, "many_errors.yaml:39:52", "unknown encoding 'SCALE_OFSET'"},
       {DiagCode::kUnknownPort, "many_errors.yaml:40:11", "constrains port 'outptu'"},
       {DiagCode::kMissingKey, "many_errors.yaml:39:11", "does not constrain port 'output'"},
@@ -609,7 +612,7 @@ TEST(RuleLoaderTest, ReportsEveryErrorOfAFileAndKeepsGoodRules) {
 TEST(RuleLoaderTest, AppendsToExistingRulesAndErrors) {
   std::vector<Rule> rules(1);
   DiagnosticList errors(1);
-  loadRuleText(kBase, "t.yaml", rules, errors);
+  loadRuleText(kBase, "t.yaml", rules, errors, {}, testing::gatedBy("htp"));
   EXPECT_EQ(rules.size(), 2u);
   EXPECT_EQ(errors.size(), 1u);
 }
@@ -850,37 +853,44 @@ TEST(RuleLoaderSocs, LoadsSocFile) {
   DiagnosticList errors;
   loadSocFile(kDataDir + "socs.yaml", "rules/socs.yaml", table, errors);
   ASSERT_TRUE(errors.empty()) << dump(errors);
+  ASSERT_EQ(table.columns().size(), 2u);
+  EXPECT_EQ(table.columns()[0].name, "htp");
+  EXPECT_EQ(table.columns()[0].versions.size(), 6u);
+  EXPECT_EQ(table.columns()[1].name, "lpai");
   ASSERT_EQ(table.all().size(), 3u);
   const SocInfo& a = table.all()[0];
   EXPECT_EQ(a.name, "SM8650");
   EXPECT_EQ(a.chipsetId, 57);
-  EXPECT_EQ(a.htpArch, HtpArch::kV75);
+  EXPECT_EQ(a.versionOn("htp"), "V75");
+  EXPECT_EQ(a.hardware[0].level, 4);  // the fourth HTP version of the file's order
   EXPECT_EQ(a.vtcmMb, 8);
   EXPECT_EQ(a.marketingName, "Snapdragon 8 Gen 3");
-  EXPECT_TRUE(a.lpaiVersion.empty());
-  EXPECT_EQ(a.mark.toString(), "rules/socs.yaml:3:5");
+  EXPECT_TRUE(a.versionOn("lpai").empty());
+  EXPECT_EQ(a.hardware[1].level, 0);
+  EXPECT_EQ(a.mark.toString(), "rules/socs.yaml:4:5");
   const SocInfo& b = table.all()[1];
-  EXPECT_EQ(b.htpArch, HtpArch::kV81);
-  EXPECT_EQ(b.lpaiVersion, "V6");
+  EXPECT_EQ(b.versionOn("htp"), "V81");
+  EXPECT_EQ(b.versionOn("lpai"), "V6");
   EXPECT_TRUE(b.marketingName.empty());
   const SocInfo& c = table.all()[2];
   EXPECT_EQ(c.name, "SM8450");
   EXPECT_EQ(c.chipsetId, 36);
-  EXPECT_EQ(c.htpArch, HtpArch::kV69);
-  EXPECT_EQ(c.mark.toString(), "rules/socs.yaml:5:5");
+  EXPECT_EQ(c.versionOn("htp"), "V69");
+  EXPECT_EQ(c.mark.toString(), "rules/socs.yaml:6:5");
 }
 
 TEST(RuleLoaderSocs, ReportsEveryErrorAndKeepsGoodSocs) {
   const std::string text =
       "version: 1\n"
+      "hardware: {htp: [V68, V69, V73, V75, V79], lpai: [V5, V6]}\n"
       "socs:\n"
-      "  - {name: SM8650, id: 57, htp_arch: V75, vtcm_mb: 8}\n"
-      "  - {name: SM8550, id: 43, htp_arch: V37, vtcm_mb: 8}\n"
-      "  - {name: SM8450, id: 36, htp_arch: V69}\n"
-      "  - {name: SM8350, id: 30, htp_arch: V68, vtcm_mb: 4, npu: yes}\n"
-      "  - {name: SM8650, id: 99, htp_arch: V75, vtcm_mb: eight}\n"
-      "  - {name: SM7550, id: 57, htp_arch: V73, vtcm_mb: 4, lpai: V5, marketing_name: Snapdragon 7 Gen 3}\n"
-      "  - {name: SM8750, id: 69, htp_arch: V79, vtcm_mb: 8}\n";
+      "  - {name: SM8650, id: 57, htp: V75, vtcm_mb: 8}\n"
+      "  - {name: SM8550, id: 43, htp: V37, vtcm_mb: 8}\n"
+      "  - {name: SM8450, id: 36, htp: V69}\n"
+      "  - {name: SM8350, id: 30, htp: V68, vtcm_mb: 4, npu: yes}\n"
+      "  - {name: SM8650, id: 99, htp: V75, vtcm_mb: eight}\n"
+      "  - {name: SM7550, id: 57, htp: V73, vtcm_mb: 4, lpai: V5, marketing_name: Snapdragon 7 Gen 3}\n"
+      "  - {name: SM8750, id: 69, htp: V79, vtcm_mb: 8}\n";
   SocTable table;
   DiagnosticList errors;
   loadSocText(text, "socs.yaml", table, errors);
@@ -890,12 +900,12 @@ TEST(RuleLoaderSocs, ReportsEveryErrorAndKeepsGoodSocs) {
     const char* message;
   };
   const Expected expected[] = {
-      {DiagCode::kUnknownEnumValue, "socs.yaml:4:38", "unknown HTP architecture 'V37' for 'htp_arch' of SoC 'SM8550'"},
-      {DiagCode::kMissingKey, "socs.yaml:5:5", "SoC 'SM8450' is missing required key 'vtcm_mb'"},
-      {DiagCode::kUnknownKey, "socs.yaml:6:55", "unknown key 'npu' in SoC 'SM8350'"},
-      {DiagCode::kInvalidValue, "socs.yaml:7:12", "SoC 'SM8650' is listed twice; it is first listed at socs.yaml:3:5"},
-      {DiagCode::kWrongType, "socs.yaml:7:52", "'vtcm_mb' of SoC 'SM8650' must be an integer"},
-      {DiagCode::kInvalidValue, "socs.yaml:8:24", "SoC id 57 of SoC 'SM7550' is already the id of SoC 'SM8650'"},
+      {DiagCode::kUnknownEnumValue, "socs.yaml:5:33", "unknown HTP version 'V37' for 'htp' of SoC 'SM8550'"},
+      {DiagCode::kMissingKey, "socs.yaml:6:5", "SoC 'SM8450' is missing required key 'vtcm_mb'"},
+      {DiagCode::kUnknownKey, "socs.yaml:7:50", "unknown key 'npu' in SoC 'SM8350'"},
+      {DiagCode::kInvalidValue, "socs.yaml:8:12", "SoC 'SM8650' is listed twice; it is first listed at socs.yaml:4:5"},
+      {DiagCode::kWrongType, "socs.yaml:8:47", "'vtcm_mb' of SoC 'SM8650' must be an integer"},
+      {DiagCode::kInvalidValue, "socs.yaml:9:24", "SoC id 57 of SoC 'SM7550' is already the id of SoC 'SM8650'"},
   };
   ASSERT_EQ(errors.size(), std::size(expected)) << dump(errors);
   for (size_t i = 0; i < errors.size(); ++i) {
@@ -907,6 +917,48 @@ TEST(RuleLoaderSocs, ReportsEveryErrorAndKeepsGoodSocs) {
   ASSERT_EQ(table.all().size(), 2u);
   EXPECT_EQ(table.all()[0].name, "SM8650");
   EXPECT_EQ(table.all()[1].name, "SM8750");
+}
+
+// Columns are read before SoCs; a later file (an overlay) may insert versions into a column, and
+// the SoCs already read keep their versions, with levels that follow the new order.
+TEST(RuleLoaderSocs, AColumnDeclaredAgainMayGainVersionsAndSocsKeepTheirs) {
+  SocTable table;
+  DiagnosticList errors;
+  loadSocText("version: 1\nhardware: {htp: [V68, V69, V73]}\nsocs:\n  - {name: A, id: 1, htp: V69, vtcm_mb: 8}\n",
+              "builtin/socs.yaml", table, errors);
+  ASSERT_TRUE(errors.empty()) << dump(errors);
+  EXPECT_EQ(table.find("A")->hardware.at(0).level, 2);
+  loadSocText("version: 1\nhardware: {htp: [V68, V68b, V69, V73, V85], npu: [N1]}\n"
+              "socs:\n  - {name: B, id: 2, htp: V85, npu: N1, vtcm_mb: 8}\n",
+              "overlay/socs.yaml", table, errors);
+  ASSERT_TRUE(errors.empty()) << dump(errors);
+  const SocInfo& a = *table.find("A");
+  ASSERT_EQ(a.hardware.size(), 2u);  // every SoC is laid out to every column
+  EXPECT_EQ(a.versionOn("htp"), "V69");
+  EXPECT_EQ(a.hardware[0].level, 3);
+  EXPECT_EQ(a.hardware[1].level, 0);  // no npu
+  const SocInfo& b = *table.find("B");
+  EXPECT_EQ(b.hardware[0].level, 5);
+  EXPECT_EQ(b.versionOn("npu"), "N1");
+  EXPECT_EQ(table.column("npu")->index, 1);
+}
+
+TEST(RuleLoaderSocs, HardwareColumnsAreChecked) {
+  SocTable table;
+  DiagnosticList errors;
+  loadSocText("version: 1\nhardware:\n  htp: [V68, V68]\n  NPU: [N1]\n  id: [X]\n  dsp: []\nsocs: []\n",
+              "socs.yaml", table, errors);
+  std::vector<std::string> got;
+  for (const Diagnostic& d : errors) got.push_back(at(d) + " " + d.message);
+  EXPECT_EQ(got, (std::vector<std::string>{
+                       "socs.yaml:3:14 version 'V68' is listed twice in column 'htp' of 'hardware'",
+                       "socs.yaml:4:3 'NPU' cannot name a hardware column: a column is a lower-case word, and not "
+                       "one of name, id, vtcm_mb, marketing_name",
+                       "socs.yaml:5:3 'id' cannot name a hardware column: a column is a lower-case word, and not "
+                       "one of name, id, vtcm_mb, marketing_name",
+                       "socs.yaml:6:8 column 'dsp' of 'hardware' must be a non-empty list of versions, oldest first"}))
+      << dump(errors);
+  EXPECT_TRUE(table.columns().empty());
 }
 
 TEST(RuleLoaderSocs, StrictTopLevel) {

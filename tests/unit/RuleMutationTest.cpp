@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "MutationCase.h"
+#include "TestHardware.h"
 #include "../../engine/src/validate/constraints/ConstraintKind.h"
 #include "qnnrules/graph/PortType.h"
 #include "qnnrules/load/RuleRegistry.h"
@@ -37,15 +38,34 @@ using testing::Annotation;
 using testing::GroupConstraint;
 using testing::PortAnnotation;
 
-constexpr std::array<HtpArch, 6> kArchs = {HtpArch::kV68, HtpArch::kV69, HtpArch::kV73,
-                                           HtpArch::kV75, HtpArch::kV79, HtpArch::kV81};
+const HardwareLevel kNewest = [] {
+  size_t n = 0;
+  for (const HardwareColumn& c : testing::builtinSocTable().columns()) n = std::max(n, c.versions.size());
+  return static_cast<HardwareLevel>(n);
+}();
 
-SocInfo socWithArch(HtpArch a) {
-  SocInfo s;
-  s.name = "TEST_" + std::string(htpArchName(a));
-  s.htpArch = a;
-  s.lpaiVersion = "V6";
-  return s;
+// A SoC with every column of the built-in table, at the `level`-th version of each (or the
+// column's newest): the oldest hardware at level 1, the newest at kNewest. Built once.
+const SocInfo& socAtLevel(HardwareLevel level) {
+  static const std::vector<SocInfo> socs = [] {
+    SocTable t = testing::builtinSocTable();
+    std::vector<SocInfo> out;
+    for (HardwareLevel l = 1; l <= kNewest; ++l) {
+      SocInfo s;
+      s.name = "TEST_" + std::to_string(l);
+      for (const HardwareColumn& c : t.columns())
+        s.hardware.push_back({c.name, c.versions[std::min<size_t>(l, c.versions.size()) - 1], 0});
+      t.add(s);
+      out.push_back(*t.find(s.name));
+    }
+    return out;
+  }();
+  return socs.at(level - 1);
+}
+
+// "V69" for a gate's level on its column.
+std::string versionAt(const Variant& gated, HardwareLevel level) {
+  return testing::builtinSocTable().columns().at(gated.gate.column).versions.at(level - 1);
 }
 
 struct Outcome {
@@ -55,9 +75,9 @@ struct Outcome {
   std::string text;
 };
 
-Outcome validate(const Rule& rule, const RuleSet& rules, const Annotation& a, HtpArch arch) {
+Outcome validate(const Rule& rule, const RuleSet& rules, const Annotation& a, HardwareLevel arch) {
   Graph g = testing::buildGraph(rule, rule.targets.front(), a);
-  ValidationResult r = validateGraph(g, rules, socWithArch(arch));
+  ValidationResult r = validateGraph(g, rules, socAtLevel(arch));
   Outcome o;
   for (const Diagnostic& d : r.diagnostics) {
     o.errors += d.severity == Severity::kError;
@@ -69,10 +89,10 @@ Outcome validate(const Rule& rule, const RuleSet& rules, const Annotation& a, Ht
 }
 
 // Variants that accept the datatype tuple and are available on `arch`.
-std::vector<const Variant*> candidates(const Rule& rule, const std::vector<QnnDatatype>& types, HtpArch arch) {
+std::vector<const Variant*> candidates(const Rule& rule, const std::vector<QnnDatatype>& types, HardwareLevel arch) {
   std::vector<const Variant*> out;
   for (const Variant& v : rule.variants) {
-    if (v.minArch > arch) continue;
+    if (v.gate.level > arch) continue;
     bool all = true;
     for (size_t p = 0; p < types.size(); ++p) all = all && v.ports[p].datatypes.contains(types[p]);
     if (all) out.push_back(&v);
@@ -96,10 +116,10 @@ class Mutator {
       fail(v, "cannot be satisfied: " + *why);
       return;
     }
-    arch_ = v.minArch == HtpArch::kNone ? HtpArch::kV68 : v.minArch;
+    arch_ = v.gate.gated() ? v.gate.level : 1;
     Outcome ok = validate(rule_, rules_, base, arch_);
     if (ok.errors || ok.warnings) {
-      fail(v, "a node built to satisfy it does not validate cleanly on " + std::string(htpArchName(arch_)) +
+      fail(v, "a node built to satisfy it does not validate cleanly on " + socAtLevel(arch_).name +
                   ":\n" + ok.text);
       return;
     }
@@ -127,7 +147,7 @@ class Mutator {
 
   // Asserts that `a` is an error naming the rule when `expectViolation` holds.
   void expectError(const Variant& v, const std::string& mutation, const Annotation& a, bool expectViolation,
-                   HtpArch arch) {
+                   HardwareLevel arch) {
     mutable_ = true;
     if (!expectViolation) {
       ++t_.skipped;
@@ -139,7 +159,7 @@ class Mutator {
   }
 
   // True when every candidate variant for `a` fails `violates(variant)`.
-  bool allCandidatesViolate(const Annotation& a, HtpArch arch, const std::function<bool(const Variant&)>& violates) {
+  bool allCandidatesViolate(const Annotation& a, HardwareLevel arch, const std::function<bool(const Variant&)>& violates) {
     for (const Variant* c : candidates(rule_, testing::datatypesOf(rule_, a), arch))
       if (!violates(*c)) return false;
     return true;
@@ -162,7 +182,7 @@ class Mutator {
       any.axis.reset();
       if (testing::annotateGroup(rule_, v, any, dt, a)) continue;
       // A datatype no variant (gated or not) accepts with the other ports as they are.
-      if (!candidates(rule_, testing::datatypesOf(rule_, a), HtpArch::kV81).empty()) continue;
+      if (!candidates(rule_, testing::datatypesOf(rule_, a), kNewest).empty()) continue;
       expectError(v, "datatype of " + rule_.ports[g.root].name + " -> " + std::string(datatypeName(dt)), a, true,
                   arch_);
       return;
@@ -261,19 +281,16 @@ class Mutator {
   }
 
   void mutateArch(const Variant& v, const Annotation& base) {
-    if (v.minArch == HtpArch::kNone || v.minArch == kArchs.front()) return;
-    HtpArch below = HtpArch::kNone;
-    for (HtpArch a : kArchs)
-      if (a < v.minArch) below = a;
+    if (v.gate.level <= 1) return;
+    const HardwareLevel below = v.gate.level - 1;
     bool violation = candidates(rule_, testing::datatypesOf(rule_, base), below).empty();
-    expectError(v, "SoC at " + std::string(htpArchName(below)) + ", below " + std::string(htpArchName(v.minArch)),
-                base, violation, below);
+    expectError(v, "SoC at " + versionAt(v, below) + ", below " + v.gate.version, base, violation, below);
   }
 
   const Rule& rule_;
   const RuleSet& rules_;
   Tally& t_;
-  HtpArch arch_ = HtpArch::kV68;
+  HardwareLevel arch_ = 1;
   bool mutable_ = false;
 };
 
@@ -292,13 +309,13 @@ TEST_P(RuleMutation, EveryVariantPassesAndEveryMutationFailsWithTheRuleId) {
     ++tally.rules;
     if (rule.kind == RuleKind::kUnsupported) {
       // A declared-unsupported op is reported with its rule id, never passed.
-      Outcome o2 = validate(rule, *load.rules, Annotation(rule.ports.size()), HtpArch::kV81);
+      Outcome o2 = validate(rule, *load.rules, Annotation(rule.ports.size()), kNewest);
       if (!o2.namesRule) tally.failures.push_back(rule.id + ": unsupported op not reported:\n" + o2.text);
       continue;
     }
     if (rule.kind == RuleKind::kStructural) {
       // Graph plumbing (getitem, identities at inference) is never an error or a warning.
-      Outcome o2 = validate(rule, *load.rules, Annotation(rule.ports.size()), HtpArch::kV68);
+      Outcome o2 = validate(rule, *load.rules, Annotation(rule.ports.size()), 1);
       if (o2.errors || o2.warnings) tally.failures.push_back(rule.id + ": structural op reported:\n" + o2.text);
       continue;
     }

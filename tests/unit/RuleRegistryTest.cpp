@@ -26,8 +26,9 @@ std::string opRule(const std::string& id, const std::string& target, const std::
 std::string ruleFile(const std::string& rules) { return "version: 1\nrules:\n" + rules; }
 
 constexpr const char* kSocs =
-    "version: 1\nsocs:\n  - {name: SM8650, id: 57, htp_arch: V75, vtcm_mb: 8}\n"
-    "  - {name: SM8350, id: 30, htp_arch: V68, vtcm_mb: 4}\n";
+    "version: 1\nhardware: {htp: [V68, V69, V73, V75, V79, V81], lpai: [V6]}\n"
+    "socs:\n  - {name: SM8650, id: 57, htp: V75, vtcm_mb: 8}\n"
+    "  - {name: SM8350, id: 30, htp: V68, vtcm_mb: 4}\n";
 
 RegistryOptions opts(const TempDir& builtin, std::vector<std::filesystem::path> overlays = {}) {
   RegistryOptions o;
@@ -194,13 +195,13 @@ TEST(RuleRegistry, ADirectoryTooLargeToBeARulesDirectoryIsRefused) {
 TEST(RuleRegistry, OverlaySocReplacesByNameAndAddsNew) {
   TempDir builtin, overlay;
   builtin.write("socs.yaml", kSocs);
-  overlay.write("socs.yaml", "version: 1\nsocs:\n  - {name: SM8350, id: 30, htp_arch: V69, vtcm_mb: 4}\n"
-                             "  - {name: XYZ1, id: 999, htp_arch: V81, vtcm_mb: 8}\n");
+  overlay.write("socs.yaml", "version: 1\nsocs:\n  - {name: SM8350, id: 30, htp: V69, vtcm_mb: 4}\n"
+                             "  - {name: XYZ1, id: 999, htp: V81, vtcm_mb: 8}\n");
   RuleRegistry reg(opts(builtin, {overlay.path()}));
   const auto& socs = reg.socs();
   ASSERT_TRUE(socs.status.isOk()) << socs.status.toString();
   EXPECT_EQ(socs.table->all().size(), 3u);
-  EXPECT_EQ(socs.table->find("sm8350")->htpArch, HtpArch::kV69);
+  EXPECT_EQ(socs.table->find("sm8350")->versionOn("htp"), "V69");
   EXPECT_EQ(socs.table->find("XYZ1")->chipsetId, 999);
 }
 
@@ -214,7 +215,7 @@ TEST(Engine, OpensAndValidatesOrReportsWhyNot) {
   o.soc = "SM8650";
   Engine ok(o);
   ASSERT_TRUE(ok.ok()) << ok.status().toString();
-  EXPECT_EQ(ok.soc().htpArch, HtpArch::kV75);
+  EXPECT_EQ(ok.soc().versionOn("htp"), "V75");
 
   o.soc = "SM9999";
   Engine badSoc(o);
@@ -222,8 +223,8 @@ TEST(Engine, OpensAndValidatesOrReportsWhyNot) {
   EXPECT_EQ(badSoc.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(badSoc.status().message(), "unknown SoC 'SM9999' (known SoCs: SM8650, SM8350; see --list-socs)");
 
-  // The SoC requirement is the backend manifest's (requires_soc), not engine code.
-  d.write("lpai/backend.yaml", "version: 1\nbackend: lpai\ndescription: x.\nhtp_arch_gates: false\nrequires_soc: lpai\n");
+  // The SoC requirement is the backend manifest's (its hardware column), not engine code.
+  d.write("lpai/backend.yaml", "version: 1\nbackend: lpai\ndescription: x.\nhardware: lpai\n");
   d.write("lpai/a.yaml", ruleFile(opRule("lpai.relu", "aten.relu.default")));
   o.soc = "SM8650";
   o.backend = "lpai";
@@ -310,7 +311,6 @@ extends: htp
 datatypes: [UFIXED_POINT_8, UFIXED_POINT_16, SFIXED_POINT_8, SFIXED_POINT_16, SFIXED_POINT_32, INT_32]
 encodings: [SCALE_OFFSET, AXIS_SCALE_OFFSET]
 symmetric: true
-htp_arch_gates: false
 exclude:
   - why: no abs kernel.
     targets: [aten.abs.default]
@@ -318,7 +318,10 @@ exclude:
     targets: [aten.squeeze.dims]
 )";
 
+// The parent's manifest runs it on the htp column of the table, which its gates name.
 void writeHtp(const TempDir& d) {
+  d.write("socs.yaml", kSocs);
+  d.write("htp/backend.yaml", "version: 1\nbackend: htp\ndescription: test htp.\nhardware: htp\n");
   d.write("htp/ops/conv.yaml", kHtpConv);
   d.write("htp/ops/more.yaml", ruleFile(opRule("htp.abs", "aten.abs.default", "ElementWiseAbs") +
                                         "  - id: htp.reshape\n    targets: [aten.view.default, aten.squeeze.dims]\n"
@@ -351,7 +354,7 @@ TEST(BackendExtends, InheritedRulesTakeThePrefixRememberTheirSourceAndAreNarrowe
   ASSERT_EQ(conv->variants.size(), 2u);
   EXPECT_EQ(conv->variants[0].name, "a8w8");
   EXPECT_EQ(conv->variants[1].name, "a16w16");
-  EXPECT_EQ(conv->variants[1].minArch, HtpArch::kNone);
+  EXPECT_FALSE(conv->variants[1].gate.gated());
   ASSERT_EQ(conv->notes.size(), 2u);
   EXPECT_NE(conv->notes[0].find("variant a16w4 is not inherited: port weight allows only BW_AXIS_SCALE_OFFSET"),
             std::string::npos) << conv->notes[0];
@@ -367,7 +370,7 @@ TEST(BackendExtends, InheritedRulesTakeThePrefixRememberTheirSourceAndAreNarrowe
   const BackendLoad& htp = reg.backend("htp");
   ASSERT_TRUE(htp.status.isOk());
   EXPECT_EQ(htp.rules->findById("htp.conv2d")->variants.size(), 4u);
-  EXPECT_EQ(htp.manifest, nullptr);
+  EXPECT_EQ(htp.rules->findById("htp.conv2d")->variants[1].gate.version, "V73");
 }
 
 TEST(BackendExtends, ExcludedTargetsBecomeUnsupportedRulesWithTheirReason) {
@@ -383,7 +386,7 @@ TEST(BackendExtends, ExcludedTargetsBecomeUnsupportedRulesWithTheirReason) {
   EXPECT_EQ(abs->id, "lpai.abs");
   EXPECT_EQ(abs->kind, RuleKind::kUnsupported);
   EXPECT_EQ(abs->reason, "no abs kernel.");
-  EXPECT_NE(abs->mark.toString().find("lpai/backend.yaml:10:5"), std::string::npos) << abs->mark.toString();
+  EXPECT_NE(abs->mark.toString().find("lpai/backend.yaml:9:5"), std::string::npos) << abs->mark.toString();
   // One that loses some keeps the rest.
   EXPECT_EQ(load.rules->findByTarget("aten.view.default")->id, "lpai.reshape");
   EXPECT_EQ(load.rules->findByTarget("aten.view.default")->kind, RuleKind::kStructural);
@@ -404,7 +407,7 @@ TEST(BackendExtends, ExcludingATargetTheParentLacksIsAnErrorWithItsLocation) {
   EXPECT_EQ(load.status.code(), StatusCode::kRuleError);
   ASSERT_EQ(load.errors.size(), 1u) << messages(load.errors);
   EXPECT_EQ(load.errors[0].message, "exclude names target 'aten.abss.default', which backend htp does not have");
-  EXPECT_NE(load.errors[0].mark.toString().find("lpai/backend.yaml:11:15"), std::string::npos)
+  EXPECT_NE(load.errors[0].mark.toString().find("lpai/backend.yaml:10:15"), std::string::npos)
       << load.errors[0].mark.toString();
   EXPECT_EQ(load.errors[0].hint, "did you mean 'aten.abs.default'?");
 }
@@ -525,7 +528,7 @@ rules:
   EXPECT_NE(all.find("names rule 'htp.conv2dd', which backend htp does not have"), std::string::npos) << all;
   EXPECT_NE(all.find("did you mean 'htp.conv2d'?"), std::string::npos) << all;
   EXPECT_EQ(all.find("inherits no variant"), std::string::npos) << all;  // no follow-on error
-  EXPECT_NE(all.find("'min_arch' in variant 'fp16' of rule 'lpai.relu' gates on the HTP architecture"),
+  EXPECT_NE(all.find("'min_arch' in variant 'fp16' of rule 'lpai.relu' gates on a hardware version, which means nothing"),
             std::string::npos) << all;
   EXPECT_NE(all.find("bad.yaml:14:9"), std::string::npos) << all;
   EXPECT_NE(all.find("names datatype FLOAT_16, which backend lpai does not have"), std::string::npos) << all;

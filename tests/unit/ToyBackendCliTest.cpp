@@ -15,8 +15,7 @@ using testing::TempDir;
 constexpr const char* kManifest = R"(version: 1
 backend: toy
 description: A toy backend that runs 8-bit ReLU on SoCs with an LPAI.
-htp_arch_gates: false
-requires_soc: lpai
+hardware: lpai
 delegation:
   require_full_delegation: true
 )";
@@ -89,7 +88,7 @@ TEST_F(ToyBackend, LintChecksItsManifestAndRules) {
   CommandResult r = testing::run("cd " + shellQuote(dir_.path().string()) + " && env QNNRULES_PATH= " +
                                  shellQuote(QNNRULES_RULES_EXE) + " lint --rules rules");
   EXPECT_EQ(r.exitCode, 1) << r.output;
-  EXPECT_NE(r.output.find("rules/toy/backend.yaml:8:1"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("rules/toy/backend.yaml:7:1"), std::string::npos) << r.output;
 }
 
 }  // namespace

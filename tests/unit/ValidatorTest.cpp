@@ -7,6 +7,7 @@
 #include "qnnrules/io/GraphReader.h"
 #include "qnnrules/load/RuleLoader.h"
 #include "qnnrules/validate/Validator.h"
+#include "TestHardware.h"
 
 namespace qnnrules {
 namespace {
@@ -121,19 +122,14 @@ const RuleSet& testRules() {
   static const RuleSet* rules = [] {
     std::vector<Rule> out;
     DiagnosticList errors;
-    loadRuleText(kRules, "test.yaml", out, errors);
+    loadRuleText(kRules, "test.yaml", out, errors, {}, testing::gatedBy("htp"));
     EXPECT_TRUE(errors.empty()) << (errors.empty() ? "" : formatText(errors[0]));
     return new RuleSet("test", std::move(out));
   }();
   return *rules;
 }
 
-SocInfo soc(const char* name, HtpArch arch) {
-  SocInfo s;
-  s.name = name;
-  s.htpArch = arch;
-  return s;
-}
+SocInfo soc(const char* name, const char* htp) { return testing::socAt(htp, name); }
 
 // Quant spec helpers (JSON, graph format v1).
 json u8(double scale = 0.02, int zp = 0) {
@@ -188,7 +184,7 @@ class GraphText {
   json j_;
 };
 
-ValidationResult validate(const Graph& g, HtpArch arch = HtpArch::kV75, const char* socName = "SM8650") {
+ValidationResult validate(const Graph& g, const char* arch = "V75", const char* socName = "SM8650") {
   return validateGraph(g, testRules(), soc(socName, arch));
 }
 
@@ -281,8 +277,8 @@ TEST(Validator, SixteenBitActivationsWithFourBitWeightsPass) {
 
 TEST(Validator, BlockwiseWeightsPassOnV69AndAboveAndGateBelow) {
   Graph g = convGraph(u16(), w4block(), u16());
-  EXPECT_TRUE(validate(g, HtpArch::kV69, "SM8450").diagnostics.empty());
-  ValidationResult r = validate(g, HtpArch::kV68, "SM8350");
+  EXPECT_TRUE(validate(g, "V69", "SM8450").diagnostics.empty());
+  ValidationResult r = validate(g, "V68", "SM8350");
   ASSERT_EQ(codes(r), std::vector<std::string>{"arch-gate"});
   const Diagnostic& d = r.diagnostics[0];
   EXPECT_EQ(d.message, "Block-wise (LPBQ) weights need HTP V69 or newer.");
@@ -295,8 +291,8 @@ TEST(Validator, BlockwiseWeightsPassOnV69AndAboveAndGateBelow) {
 
 TEST(Validator, SixteenBitWeightsGateBelowV73) {
   Graph g = convGraph(u16(), w16(), u16());
-  EXPECT_TRUE(validate(g, HtpArch::kV73, "SM8550").diagnostics.empty());
-  ValidationResult r = validate(g, HtpArch::kV69, "SM8450");
+  EXPECT_TRUE(validate(g, "V73", "SM8550").diagnostics.empty());
+  ValidationResult r = validate(g, "V69", "SM8450");
   ASSERT_EQ(codes(r), std::vector<std::string>{"arch-gate"});
   EXPECT_EQ(r.diagnostics[0].actual, "SM8450 is V69");
   EXPECT_EQ(r.diagnostics[0].hint, "use 16a8w (8-bit weights) on this SoC");
@@ -519,7 +515,7 @@ TEST(Validator, WarnModeDowngradesErrorsButKeepsEveryDiagnostic) {
 }
 
 TEST(Validator, TextFormatNamesNodePortRuleLocationAndHint) {
-  ValidationResult r = validate(convGraph(u16(), w16(), u16()), HtpArch::kV69, "SM8450");
+  ValidationResult r = validate(convGraph(u16(), w16(), u16()), "V69", "SM8450");
   ASSERT_EQ(r.diagnostics.size(), 1u);
   EXPECT_EQ(formatText(r.diagnostics[0]),
             "error[arch-gate]: node 'conv' (aten.conv2d.default) port in[1] weight: "

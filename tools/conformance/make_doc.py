@@ -14,10 +14,12 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from conformance import compare  # noqa: E402
+from conformance.cases import SOCS  # noqa: E402
 
 ROOT = compare.ROOT
 DOC = os.path.join(ROOT, "docs", "conformance.md")
-ARCHS = ["V68", "V69", "V73", "V75", "V79", "V81"]
+# The doc's columns: the HTP version of each SoC the oracle runs on, in the order of the run.
+ARCHS = [arch for _, _, arch in SOCS]
 # Cases quoted as evidence that the oracle discriminates (gates, symmetry, datatypes, finalize).
 EVIDENCE = ["conv2d/16a16w/SM8350", "conv2d/16a16w/SM8550", "conv2d/16a16w_asym/SM8650",
             "linear/16a4w_block/SM8350", "linear/16a4w_block/SM8450", "log_softmax/8a_signed/SM8650",

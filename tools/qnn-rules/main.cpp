@@ -161,7 +161,7 @@ int explain(RuleRegistry& reg, const std::string& backend, const std::string& id
   }
   for (const Variant& v : r->variants) {
     std::cout << "  variant " << v.name << "  (" << v.mark.toString() << ")";
-    if (v.minArch != HtpArch::kNone) std::cout << "  needs HTP " << htpArchName(v.minArch) << "+";
+    if (v.gate.gated()) std::cout << "  needs " << hardwareLabel(v.gate.columnName) << " " << v.gate.version << "+";
     else std::cout << "  no gate";
     std::cout << "\n";
     if (!v.description.empty()) std::cout << "    " << v.description << "\n";
@@ -213,7 +213,7 @@ int docs(RuleRegistry& reg, const std::string& outDir, const std::filesystem::pa
     std::string md = supportedOpsMarkdown(b, *socs.table, reg.searchPath().front());
     ok &= emit(std::filesystem::path(outDir) / (b.rules->backend() + ".md"), md, check);
   }
-  ok &= emit(std::filesystem::path(outDir) / "index.md", supportedOpsIndexMarkdown(backends), check);
+  ok &= emit(std::filesystem::path(outDir) / "index.md", supportedOpsIndexMarkdown(backends, *socs.table), check);
   ok &= emit(codesFile, diagnosticCodesMarkdown(), check);
   if (ok) return kExitOk;
   return check ? kExitLintErrors : kExitUsage;

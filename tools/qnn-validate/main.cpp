@@ -71,18 +71,24 @@ int listSocs(qnnrules::Engine& engine, const std::string& format) {
   const auto& socs = engine.registry().socs();
   if (format == "json") {
     ojson list = ojson::array();
-    for (const qnnrules::SocInfo& s : socs.table->all())
+    for (const qnnrules::SocInfo& s : socs.table->all()) {
+      ojson hardware = ojson::object();
+      for (const qnnrules::SocHardware& h : s.hardware)
+        if (!h.version.empty()) hardware[h.column] = h.version;
       list.push_back({{"name", s.name},
-                      {"htp_arch", qnnrules::htpArchName(s.htpArch)},
+                      {"hardware", std::move(hardware)},
                       {"vtcm_mb", s.vtcmMb},
-                      {"lpai_version", s.lpaiVersion.empty() ? ojson() : ojson(s.lpaiVersion)},
                       {"marketing_name", s.marketingName}});
+    }
     printJson({{"tool", "qnn-validate"}, {"version", QNNRULES_VERSION}, {"socs", std::move(list)}});
     return kExitValid;
   }
+  // "SM8850  HTP V81  LPAI V6  VTCM 8 MB  (Snapdragon 8 Elite Gen 5)": every column the SoC has.
   for (const qnnrules::SocInfo& s : socs.table->all()) {
-    std::cout << s.name << "  HTP " << qnnrules::htpArchName(s.htpArch) << "  VTCM " << s.vtcmMb << " MB";
-    if (!s.lpaiVersion.empty()) std::cout << "  LPAI " << s.lpaiVersion;
+    std::cout << s.name;
+    for (const qnnrules::SocHardware& h : s.hardware)
+      if (!h.version.empty()) std::cout << "  " << qnnrules::hardwareLabel(h.column) << " " << h.version;
+    std::cout << "  VTCM " << s.vtcmMb << " MB";
     if (!s.marketingName.empty()) std::cout << "  (" << s.marketingName << ")";
     std::cout << "\n";
   }

@@ -19,7 +19,8 @@ constexpr std::array kTable{
     DiagCodeInfo{DiagCode::kNoMatchingVariant, kValidation,
                  "The datatypes of the node's ports match no variant of its rule."},
     DiagCodeInfo{DiagCode::kArchGate, kValidation,
-                 "The matching variant needs a newer HTP architecture than the SoC has."},
+                 "The matching variant needs a newer version of the backend's hardware (an HTP architecture) "
+                 "than the SoC has."},
     DiagCodeInfo{DiagCode::kEncoding, kValidation, "The port's encoding (per-tensor, per-channel, block) is not allowed."},
     DiagCodeInfo{DiagCode::kBitwidth, kValidation, "The port's bit width is not allowed."},
     DiagCodeInfo{DiagCode::kSymmetric, kValidation, "The port must be symmetrically quantized (zero point 0)."},

@@ -1,7 +1,6 @@
 #include "qnnrules/core/QnnTypes.h"
 
 #include <array>
-#include <cctype>
 
 namespace qnnrules {
 namespace {
@@ -19,9 +18,6 @@ constexpr std::array<std::string_view, static_cast<size_t>(Encoding::kCount)> kE
     "SCALE_OFFSET", "AXIS_SCALE_OFFSET", "BW_SCALE_OFFSET", "BW_AXIS_SCALE_OFFSET",
     "BLOCKWISE_EXPANSION",
 };
-
-constexpr std::array<HtpArch, 6> kArchs = {HtpArch::kV68, HtpArch::kV69, HtpArch::kV73,
-                                           HtpArch::kV75, HtpArch::kV79, HtpArch::kV81};
 
 }  // namespace
 
@@ -44,30 +40,6 @@ std::string_view encodingName(Encoding e) {
 std::optional<Encoding> parseEncoding(std::string_view name) {
   for (size_t i = 0; i < kEncodingNames.size(); ++i)
     if (kEncodingNames[i] == name) return static_cast<Encoding>(i);
-  return std::nullopt;
-}
-
-std::string_view htpArchName(HtpArch a) {
-  switch (a) {
-    case HtpArch::kNone: return "none";
-    case HtpArch::kV68: return "V68";
-    case HtpArch::kV69: return "V69";
-    case HtpArch::kV73: return "V73";
-    case HtpArch::kV75: return "V75";
-    case HtpArch::kV79: return "V79";
-    case HtpArch::kV81: return "V81";
-  }
-  return "none";
-}
-
-std::optional<HtpArch> parseHtpArch(std::string_view name) {
-  if (name.size() != 3 || (name[0] != 'V' && name[0] != 'v')) return std::nullopt;
-  if (!std::isdigit(static_cast<unsigned char>(name[1])) ||
-      !std::isdigit(static_cast<unsigned char>(name[2])))
-    return std::nullopt;
-  int v = (name[1] - '0') * 10 + (name[2] - '0');
-  for (HtpArch a : kArchs)
-    if (static_cast<int>(a) == v) return a;
   return std::nullopt;
 }
 

@@ -24,7 +24,7 @@ FallbackReason reasonOf(DiagCode code) {
 bool anyVariantAvailable(const Rule& rule, const SocInfo& soc) {
   if (rule.variants.empty()) return true;
   for (const Variant& v : rule.variants)
-    if (v.minArch <= soc.htpArch) return true;
+    if (soc.meets(v.gate)) return true;
   return false;
 }
 
@@ -264,12 +264,14 @@ void Partitioner::classify() {
     } else if (rule->kind == RuleKind::kUnsupported) {
       fallback(i, FallbackReason::kUnsupported, err, err ? std::string() : rule->reason);
     } else if (!anyVariantAvailable(*rule, soc_)) {
-      HtpArch earliest = HtpArch::kV81;
-      for (const Variant& v : rule->variants) earliest = std::min(earliest, v.minArch);
+      // Every variant is gated here (none is available): name the one the oldest hardware runs.
+      const HardwareGate* earliest = &rule->variants.front().gate;
+      for (const Variant& v : rule->variants)
+        if (v.gate.level < earliest->level) earliest = &v.gate;
       fallback(i, FallbackReason::kArchGate, err,
-               "no variant of " + rule->id + " is available on " + soc_.name + " (HTP " +
-                   std::string(htpArchName(soc_.htpArch)) + "); the earliest needs " +
-                   std::string(htpArchName(earliest)));
+               "no variant of " + rule->id + " is available on " + soc_.name + " (" +
+                   hardwareLabel(earliest->columnName) + " " + soc_.versionOn(earliest->columnName) +
+                   "); the earliest needs " + earliest->version);
       Fallback& f = r_.fallbacks.back();
       f.code = DiagCode::kArchGate;
       f.ruleId = rule->id;

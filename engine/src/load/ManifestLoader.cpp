@@ -16,13 +16,11 @@ namespace {
 
 using namespace strictyaml;  // NOLINT(google-build-using-namespace): the shared strict-YAML helpers
 
-constexpr std::array<std::string_view, 14> kManifestKeys = {
+constexpr std::array<std::string_view, 12> kManifestKeys = {
     "version", "backend", "description", "extends", "exclude", "datatypes", "encodings",
-    "symmetric", "htp_arch_gates", "htp_archs", "quantized", "why_not_quantized", "requires_soc", "delegation"};
+    "symmetric", "hardware", "quantized", "why_not_quantized", "delegation"};
 constexpr std::array<std::string_view, 3> kDelegationKeys = {"require_full_delegation", "input_quantize_on_cpu",
                                                              "output_dequantize_on_cpu"};
-// The SoC table columns a backend can require (rules/socs.yaml).
-constexpr std::array<std::string_view, 1> kSocRequirements = {"lpai"};
 constexpr std::array<std::string_view, 2> kExcludeKeys = {"targets", "why"};
 
 class ManifestLoader : public StrictYamlReader {
@@ -65,25 +63,10 @@ class ManifestLoader : public StrictYamlReader {
     if (const Entry* e = m.get("symmetric")) {
       if (auto b = boolean(e->value, in("symmetric"))) out.symmetric = *b;
     }
-    if (const Entry* e = m.get("htp_arch_gates")) {
-      if (auto b = boolean(e->value, in("htp_arch_gates"))) out.htpArchGates = *b;
-    }
-    if (const Entry* e = m.get("htp_archs")) {
-      std::vector<HtpArch> archs;
-      if (enumList<HtpArch>(e->value, in("htp_archs"), "HTP architecture", archNames(),
-                            parseCanonicalHtpArch, [&](HtpArch a) { archs.push_back(a); })) {
-        std::sort(archs.begin(), archs.end());
-        out.htpArchs = std::move(archs);
-      }
-    }
-    if (const Entry* e = m.get("requires_soc")) {
-      auto r = enumValue<std::string>(e->value, in("requires_soc"), "SoC requirement", kSocRequirements,
-                                      [](std::string_view s) {
-                                        std::optional<std::string> v;
-                                        if (s == "lpai") v = std::string(s);
-                                        return v;
-                                      });
-      if (r) out.requiresSoc = *r;
+    // A column of socs.yaml; the registry checks that the table declares it (it reads both).
+    if (const Entry* e = m.get("hardware")) {
+      if (auto s = str(e->value, in("hardware"))) out.hardware = *s;
+      out.hardwareMark = mark(e->value);
     }
     if (const Entry* e = m.get("delegation")) parseDelegation(e->value, out.delegation);
     const Entry* quantized = m.get("quantized");

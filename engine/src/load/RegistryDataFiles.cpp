@@ -88,20 +88,16 @@ RuleRegistry::LoweringLoad RuleRegistry::loadLowerings() const {
 
 RuleRegistry::SocLoad RuleRegistry::loadSocs() const {
   SocLoad result;
-  std::vector<SocInfo> merged;  // an overlay SoC with a known name replaces it
+  // One table read file after file: a later file's SoC with a known name replaces it, and its
+  // SoCs may name the columns an earlier file declared (or that it adds versions to).
+  auto table = std::make_shared<SocTable>();
   bool found = false;
   for (const fs::path& dir : searchPath_) {
     if (dir.empty()) continue;
     fs::path file = dir / "socs.yaml";
     if (!isFile(file)) continue;
     found = true;
-    SocTable table;
-    loadSocFile(file, displayPath(file), table, result.errors, options_.limits);
-    for (const SocInfo& soc : table.all()) {
-      auto same = std::find_if(merged.begin(), merged.end(), [&](const SocInfo& s) { return s.name == soc.name; });
-      if (same != merged.end()) *same = soc;
-      else merged.push_back(soc);
-    }
+    loadSocFile(file, displayPath(file), *table, result.errors, options_.limits);
   }
   if (!found) {
     result.status = Status(StatusCode::kNotFound, "no socs.yaml in the rules search path");
@@ -111,8 +107,6 @@ RuleRegistry::SocLoad RuleRegistry::loadSocs() const {
     result.status = Status(StatusCode::kRuleError, std::to_string(result.errors.size()) + " error(s) in socs.yaml");
     return result;
   }
-  auto table = std::make_shared<SocTable>();
-  for (SocInfo& soc : merged) table->add(std::move(soc));
   result.table = std::move(table);
   return result;
 }

@@ -28,7 +28,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // Bump when a stored type or the layout changes: files of another version are ignored.
-constexpr uint32_t kFormatVersion = 3;
+constexpr uint32_t kFormatVersion = 4;  // 4: hardware columns (SoC versions, gates) as data
 constexpr char kMagic[8] = {'Q', 'N', 'N', 'R', 'C', 'A', 'C', 'H'};
 // magic, format version, digest, payload checksum, payload size.
 constexpr size_t kHeaderBytes = sizeof kMagic + 4 + 8 + 8 + 8;
@@ -274,9 +274,11 @@ void RuleCache::writeBackend(const std::string& name, const BackendLoad& load) {
 
 std::optional<RuleRegistry::SocLoad> RuleCache::readSocs() {
   return decode<RuleRegistry::SocLoad>(readPayload("socs"), [](rulecache::Reader& r) {
+    std::vector<HardwareColumn> columns;
     std::vector<SocInfo> socs;
-    r(socs);
+    r(columns), r(socs);
     auto table = std::make_shared<SocTable>();
+    for (HardwareColumn& c : columns) table->declare(std::move(c));  // in order: their indexes stay
     for (SocInfo& s : socs) table->add(std::move(s));
     RuleRegistry::SocLoad load;
     load.table = std::move(table);
@@ -287,7 +289,7 @@ std::optional<RuleRegistry::SocLoad> RuleCache::readSocs() {
 void RuleCache::writeSocs(const RuleRegistry::SocLoad& load) {
   if (!enabled() || !load.table || !load.errors.empty()) return;
   rulecache::Writer w;
-  w(load.table->all());
+  w(load.table->columns()), w(load.table->all());
   writePayload("socs", w.finish());
 }
 

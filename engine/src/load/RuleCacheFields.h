@@ -29,7 +29,7 @@ void fields(A& a, R& c) {
 template <typename A, typename R>
   requires std::is_same_v<std::remove_const_t<R>, Variant>
 void fields(A& a, R& v) {
-  a(v.name), a(v.description), a(v.ports), a(v.minArch), a(v.gateAtFinalize), a(v.hint), a(v.mark);
+  a(v.name), a(v.description), a(v.ports), a(v.gate), a(v.gateAtFinalize), a(v.hint), a(v.mark);
 }
 
 template <typename A, typename R>
@@ -57,15 +57,33 @@ template <typename A, typename R>
   requires std::is_same_v<std::remove_const_t<R>, BackendManifest>
 void fields(A& a, R& m) {
   a(m.backend), a(m.description), a(m.extends), a(m.extendsMark), a(m.exclude), a(m.datatypes), a(m.encodings);
-  a(m.symmetric), a(m.htpArchGates), a(m.quantized), a(m.whyNotQuantized), a(m.requiresSoc), a(m.htpArchs);
+  a(m.symmetric), a(m.hardware), a(m.hardwareMark), a(m.quantized), a(m.whyNotQuantized);
   a(m.delegation.requireFullDelegation), a(m.delegation.inputQuantizeOnCpu), a(m.delegation.outputDequantizeOnCpu);
   a(m.mark);
 }
 
 template <typename A, typename R>
+  requires std::is_same_v<std::remove_const_t<R>, HardwareGate>
+void fields(A& a, R& g) {
+  a(g.column), a(g.level), a(g.columnName), a(g.version);
+}
+
+template <typename A, typename R>
+  requires std::is_same_v<std::remove_const_t<R>, HardwareColumn>
+void fields(A& a, R& c) {
+  a(c.name), a(c.versions), a(c.index), a(c.mark);
+}
+
+template <typename A, typename R>
+  requires std::is_same_v<std::remove_const_t<R>, SocHardware>
+void fields(A& a, R& h) {
+  a(h.column), a(h.version), a(h.level);
+}
+
+template <typename A, typename R>
   requires std::is_same_v<std::remove_const_t<R>, SocInfo>
 void fields(A& a, R& s) {
-  a(s.name), a(s.chipsetId), a(s.htpArch), a(s.vtcmMb), a(s.lpaiVersion), a(s.marketingName), a(s.mark);
+  a(s.name), a(s.chipsetId), a(s.vtcmMb), a(s.marketingName), a(s.hardware), a(s.mark);
 }
 
 template <typename A, typename R>

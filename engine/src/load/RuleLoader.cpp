@@ -410,7 +410,7 @@ class Loader : public strictyaml::StrictYamlReader {
       if (const Entry* e = m.get("hint")) {
         if (auto s = str(e->value, in("hint"))) variant.hint = *s;
       }
-      if (const Entry* e = m.get("min_arch")) parseMinArch(*this, *e, scope, ctx_.manifest, variant);
+      if (const Entry* e = m.get("min_arch")) parseMinArch(*this, *e, scope, backendName(), ctx_.hardware, variant);
       if (const Entry* e = m.get("gate_fails_at")) {
         if (auto s = str(e->value, in("gate_fails_at"))) {
           if (*s == "finalize" || *s == "validation") {

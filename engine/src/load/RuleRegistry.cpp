@@ -258,6 +258,24 @@ std::vector<Rule> applyExclusions(std::vector<Rule> inherited, const BackendMani
 
 }  // namespace
 
+const HardwareColumn* RuleRegistry::hardwareColumn(const BackendManifest& manifest, DiagnosticList& errors) {
+  const SocLoad& socs = this->socs();
+  const HardwareColumn* column = socs.table ? socs.table->column(manifest.hardware) : nullptr;
+  if (column) return column;
+  std::vector<std::string_view> declared;
+  if (socs.table)
+    for (const HardwareColumn& c : socs.table->columns()) declared.push_back(c.name);
+  Diagnostic d = loadError(DiagCode::kInvalidValue,
+      "the manifest of backend " + manifest.backend + " names hardware column '" + manifest.hardware + "', " +
+          (socs.table ? "which socs.yaml does not declare" : "but socs.yaml did not load: " + socs.status.message()),
+      manifest.hardwareMark);
+  d.expected = "a column of 'hardware' in socs.yaml";
+  d.actual = manifest.hardware;
+  d.hint = strictyaml::suggest(manifest.hardware, declared);
+  errors.push_back(std::move(d));
+  return nullptr;
+}
+
 BackendLoad RuleRegistry::loadBackend(const std::string& name, std::vector<std::string>& chain) {
   BackendLoad result;
   if (name.empty() || name.find('/') != std::string::npos || name.find("..") != std::string::npos) {
@@ -349,6 +367,7 @@ BackendLoad RuleRegistry::loadBackend(const std::string& name, std::vector<std::
   RuleFileContext context;
   context.manifest = manifest.get();
   context.parent = parent.get();
+  if (manifest && !manifest->hardware.empty()) context.hardware = hardwareColumn(*manifest, result.errors);
   const bool parentMissing = manifest && !manifest->extends.empty() && !parent;
   for (size_t di = 0; di < searchPath_.size() && !parentMissing; ++di) {
     const fs::path& dir = searchPath_[di];

@@ -2,8 +2,6 @@
 
 #include <map>
 
-#include "EnumNames.h"
-
 namespace qnnrules {
 namespace {
 
@@ -31,8 +29,9 @@ std::string inheritedId(const std::string& parentId, const std::string& parentBa
 }
 
 std::optional<std::string> narrowVariant(const Rule& rule, Variant& v, const BackendManifest& manifest) {
-  if (!manifest.htpArchGates) {
-    v.minArch = HtpArch::kNone;
+  // A gate names a version of the parent's hardware; on other hardware it means nothing.
+  if (v.gate.columnName != manifest.hardware) {
+    v.gate = {};
     v.hint.clear();
   }
   for (size_t p = 0; p < v.ports.size() && p < rule.ports.size(); ++p) {
@@ -83,57 +82,38 @@ Rule inheritRule(const Rule& parent, const BackendManifest& manifest, const Sour
   return r;
 }
 
-namespace {
-
-// The value of a SoC's column that a backend requires ("" when the SoC lacks it).
-const std::string& requiredColumn(const SocInfo& soc, const std::string& requirement) {
-  static const std::string none;
-  return requirement == "lpai" ? soc.lpaiVersion : none;
-}
-
-std::string upper(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
-}
-
-}  // namespace
-
 Status checkSocRequirement(const BackendManifest* manifest, const std::string& backend, const SocInfo& soc,
                            const SocTable& socs) {
-  if (!manifest || manifest->requiresSoc.empty()) return Status::ok();
-  const std::string& req = manifest->requiresSoc;
-  if (!requiredColumn(soc, req).empty()) return Status::ok();
+  if (!manifest || manifest->hardware.empty()) return Status::ok();
+  const std::string& column = manifest->hardware;
+  if (!soc.versionOn(column).empty()) return Status::ok();
   std::string able;
   for (const SocInfo& s : socs.all())
-    if (!requiredColumn(s, req).empty()) able += (able.empty() ? "" : ", ") + s.name;
+    if (!s.versionOn(column).empty()) able += (able.empty() ? "" : ", ") + s.name;
   return Status(StatusCode::kInvalidArgument,
-                "SoC " + soc.name + " has no " + upper(req) + "; the " + backend + " backend needs one of: " + able,
+                "SoC " + soc.name + " has no " + hardwareLabel(column) + "; the " + backend +
+                    " backend needs one of: " + able,
                 soc.name);
 }
 
 std::string socScopeText(const BackendManifest* manifest, const SocTable& socs) {
-  if (!manifest || manifest->requiresSoc.empty()) return "any SoC";
-  const std::string& req = manifest->requiresSoc;
+  if (!manifest || manifest->hardware.empty()) return "any SoC";
+  const std::string& column = manifest->hardware;
+  const std::string label = hardwareLabel(column);
   std::map<std::string, std::vector<std::string>> byVersion;
   for (const SocInfo& s : socs.all())
-    if (const std::string& v = requiredColumn(s, req); !v.empty()) byVersion[v].push_back(s.name);
+    if (const std::string& v = s.versionOn(column); !v.empty()) byVersion[v].push_back(s.name);
   std::string out;
   for (const auto& [version, names] : byVersion) {
-    out += (out.empty() ? "" : "; ") + upper(req) + " " + version + ": ";
+    out += (out.empty() ? "" : "; ") + label + " " + version + ": ";
     for (size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
   }
-  return out.empty() ? "no SoC of the table has an " + upper(req) : out;
+  return out.empty() ? "no SoC of the table has an " + label : out;
 }
 
 std::string hardwareText(const BackendManifest* manifest, const SocInfo& soc) {
-  if (manifest && !manifest->requiresSoc.empty()) return upper(manifest->requiresSoc) + " " + requiredColumn(soc, manifest->requiresSoc);
-  if (!manifest || manifest->htpArchGates) return "HTP " + std::string(htpArchName(soc.htpArch));
-  return {};
-}
-
-std::vector<HtpArch> gateArchs(const BackendManifest* manifest) {
-  if (manifest && !manifest->htpArchs.empty()) return manifest->htpArchs;
-  return {kGateArchs.begin(), kGateArchs.end()};
+  if (!manifest || manifest->hardware.empty()) return {};
+  return hardwareLabel(manifest->hardware) + " " + soc.versionOn(manifest->hardware);
 }
 
 }  // namespace qnnrules

@@ -22,19 +22,4 @@ const std::vector<std::string_view>& encodingNames() {
   return names;
 }
 
-const std::vector<std::string_view>& archNames() {
-  static const std::vector<std::string_view> names = [] {
-    std::vector<std::string_view> v;
-    for (HtpArch a : kGateArchs) v.push_back(htpArchName(a));
-    return v;
-  }();
-  return names;
-}
-
-std::optional<HtpArch> parseCanonicalHtpArch(std::string_view s) {
-  std::optional<HtpArch> a = parseHtpArch(s);
-  if (a && htpArchName(*a) != s) a.reset();
-  return a;
-}
-
 }  // namespace qnnrules

@@ -157,7 +157,12 @@ void writeReport(JsonWriter& w, const RunReport& r) {
   w.field("backend", r.backend);
   w.field("soc", r.soc.name);
   w.field("soc_defaulted", r.socDefaulted);
-  w.field("htp_arch", htpArchName(r.soc.htpArch));
+  // Every hardware column the SoC has (socs.yaml), whichever the backend runs on.
+  w.key("soc_hardware");
+  w.beginObject();
+  for (const SocHardware& h : r.soc.hardware)
+    if (!h.version.empty()) w.field(h.column, h.version);
+  w.endObject();
   w.field("hardware", hardwareText(r.rules ? r.rules->manifest() : nullptr, r.soc));
   w.field("mode", r.mode == Mode::kWarn ? "warn" : "strict");
   w.key("lowering");

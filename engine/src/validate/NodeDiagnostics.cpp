@@ -195,7 +195,7 @@ void NodeValidator::emitNoVariant(const Node& node, const Rule& rule) {
   for (const Variant& v : rule.variants) {
     if (!names.empty()) names += ", ";
     names += v.name;
-    if (v.minArch != HtpArch::kNone) names += " (" + std::string(htpArchName(v.minArch)) + "+)";
+    if (v.gate.gated()) names += " (" + v.gate.version + "+)";
   }
   d.hint = "variants of " + rule.id + ": " + names;
   out_.push_back(std::move(d));
@@ -211,7 +211,7 @@ void NodeValidator::emitGate(const Node& node, const Rule& rule, const Variant& 
   for (const BoundTensor& b : bound_) {
     bool accepted = false;
     for (const Variant& v : rule.variants)
-      if (v.minArch <= soc_.htpArch && v.ports[b.port].datatypes.contains(b.type.datatype)) accepted = true;
+      if (soc_.meets(v.gate) && v.ports[b.port].datatypes.contains(b.type.datatype)) accepted = true;
     if (!accepted) {
       d.port = label(rule, b);
       break;
@@ -219,7 +219,7 @@ void NodeValidator::emitGate(const Node& node, const Rule& rule, const Variant& 
   }
   if (d.port.empty()) {
     for (const Variant& v : rule.variants) {
-      if (v.minArch > soc_.htpArch || !matches(v)) continue;
+      if (!soc_.meets(v.gate) || !matches(v)) continue;
       std::vector<Violation> tmp, advice;
       check(v, tmp, advice);
       if (!tmp.empty()) {

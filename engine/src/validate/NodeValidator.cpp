@@ -120,7 +120,7 @@ void NodeValidator::run(const Node& node, const Rule& rule, const std::vector<Ki
     if (!matches(v)) continue;
     anyMatch = true;
     check(v, violations_, advice_);
-    bool available = v.minArch <= soc_.htpArch;
+    bool available = soc_.meets(v.gate);
     if (violations_.empty()) {
       if (available) {
         passing = &v;

@@ -1,4 +1,5 @@
-// QNN vocabulary: datatypes, quantization encodings, HTP architectures, backends.
+// QNN vocabulary: datatypes and quantization encodings. Hardware versions are data
+// (model/Hardware.h, rules/socs.yaml).
 // Names are the QNN SDK's (Qnn_DataType_t, Qnn_QuantizationEncoding_t) without prefixes,
 // so rule files read like the SDK documentation.
 #pragma once
@@ -31,14 +32,10 @@ enum class Encoding : uint8_t {
   kCount
 };
 
-enum class HtpArch : uint8_t { kNone = 0, kV68 = 68, kV69 = 69, kV73 = 73, kV75 = 75, kV79 = 79, kV81 = 81 };
-
 std::string_view datatypeName(QnnDatatype t);   // "UFIXED_POINT_8"
 std::optional<QnnDatatype> parseDatatype(std::string_view name);
 std::string_view encodingName(Encoding e);      // "SCALE_OFFSET"
 std::optional<Encoding> parseEncoding(std::string_view name);
-std::string_view htpArchName(HtpArch a);        // "V73" ("none" for kNone)
-std::optional<HtpArch> parseHtpArch(std::string_view name);  // "V73" or "v73"
 
 bool isFixedPoint(QnnDatatype t);
 bool isSignedFixedPoint(QnnDatatype t);

@@ -16,11 +16,14 @@
 namespace qnnrules {
 
 
-// What a backend's rule files are read against. Both may be null (a backend without a
-// manifest, such as htp): then no backend-wide facts apply and `extends` in a rule is an error.
+// What a backend's rule files are read against. Each may be null (a backend without a
+// manifest): then no backend-wide facts apply, `extends` in a rule is an error and so is a
+// `min_arch` gate.
 struct RuleFileContext {
   const BackendManifest* manifest = nullptr;
   const RuleSet* parent = nullptr;  // the finished table of manifest->extends
+  // The SoC table's column named by manifest->hardware: the versions `min_arch` may name.
+  const HardwareColumn* hardware = nullptr;
 };
 
 // Parses one rule file. `displayPath` is what marks and messages show (e.g.

@@ -124,6 +124,9 @@ class RuleRegistry {
   // `chain` holds the backends whose loading is under way (to report `extends` cycles).
   const BackendLoad& backendLocked(const std::string& name, std::vector<std::string>& chain);
   BackendLoad loadBackend(const std::string& name, std::vector<std::string>& chain);
+  // The SoC table's column the manifest's `hardware` names (its gates' versions), or null with
+  // an error in `errors`.
+  const HardwareColumn* hardwareColumn(const BackendManifest& manifest, DiagnosticList& errors);
   SocLoad loadSocs() const;
   QuantConfigLoad loadQuantConfigs() const;
   BackendOptionsLoad loadBackendOptions() const;

@@ -1,7 +1,7 @@
 // What a backend's rule table is built from (rules/<backend>/backend.yaml): its description,
 // the backend it extends and the targets it excludes from it, and the backend-wide facts that
 // narrow every variant (datatypes and encodings the backend has at all, symmetric-only
-// quantization, whether HTP arch gates mean anything, whether it takes quantized types).
+// quantization, the hardware column it runs on, whether it takes quantized types).
 #pragma once
 
 #include <optional>
@@ -43,14 +43,14 @@ struct BackendManifest {
   std::optional<DatatypeSet> datatypes;  // every datatype a port may have on this backend
   std::optional<EncodingSet> encodings;  // every encoding a quantized port may use
   bool symmetric = false;                // every quantized port is symmetric (unless its qparams are fixed or shared)
-  bool htpArchGates = true;              // false: min_arch means nothing here (inherited gates are dropped)
   bool quantized = true;                 // false: the backend takes no quantized types at all
   std::string whyNotQuantized;           // the sentence diagnostics give when quantized is false
-  // The SoC table column a SoC needs for this backend ("lpai": its lpai version); empty = any SoC.
-  std::string requiresSoc;
-  // The HTP architectures the backend's gates name, oldest first (docs columns); empty = every
-  // architecture the engine knows.
-  std::vector<HtpArch> htpArchs;
+  // The hardware column of the SoC table this backend runs on (Hardware.h): a SoC without a
+  // version on it cannot run the backend, reports name the SoC's version on it, and `min_arch`
+  // gates name its versions (inherited gates of another column are dropped). Empty: any SoC,
+  // no gates, no hardware named (GPU).
+  std::string hardware;
+  SourceMark hardwareMark;
   DelegationFacts delegation;
   SourceMark mark;                       // the manifest file
 };
@@ -71,22 +71,18 @@ std::string inheritedId(const std::string& parentId, const std::string& parentBa
 // by the loader instead, so that a typo in a rule is an error rather than a silent drop.
 std::optional<std::string> narrowVariant(const Rule& rule, Variant& v, const BackendManifest& manifest);
 
-// Whether `soc` can run `manifest`'s backend (requires_soc); the error names the SoCs that
-// can. A null manifest takes any SoC.
+// Whether `soc` can run `manifest`'s backend (it has a version on the manifest's hardware
+// column); the error names the SoCs that can. A null manifest takes any SoC.
 Status checkSocRequirement(const BackendManifest* manifest, const std::string& backend, const SocInfo& soc,
                            const SocTable& socs);
 
-// The SoCs of the table that can run the backend, by requirement value ("LPAI V6: SM8850"), for
-// docs; "any SoC" when the backend takes any.
+// The SoCs of the table that can run the backend, by version ("LPAI V6: SM8850"), for docs;
+// "any SoC" when the backend names no hardware column.
 std::string socScopeText(const BackendManifest* manifest, const SocTable& socs);
 
-// The hardware a backend runs on for `soc`, as reports name it: the SoC column the backend
-// requires ("LPAI v6"), else its HTP architecture when the backend's gates are HTP gates
-// ("HTP V75"), else "" (a GPU run names no HTP version).
+// The hardware a backend runs on for `soc`, as reports name it: the SoC's version on the
+// manifest's column ("HTP V75", "LPAI V6"), or "" when the backend names none (a GPU run).
 std::string hardwareText(const BackendManifest* manifest, const SocInfo& soc);
-
-// The HTP architectures of the backend's gates (manifest htp_archs, or every known one).
-std::vector<HtpArch> gateArchs(const BackendManifest* manifest);
 
 // Marks every quantized port without fixed or shared qparams symmetric (manifest.symmetric).
 void applySymmetric(Variant& v, const BackendManifest& manifest);

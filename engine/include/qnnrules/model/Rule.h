@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "qnnrules/model/AnnotationPattern.h"
+#include "qnnrules/model/Hardware.h"
 #include "qnnrules/core/QnnTypes.h"
 #include "qnnrules/core/SourceMark.h"
 #include "qnnrules/model/OnnxMapping.h"
@@ -53,8 +54,8 @@ struct Variant {
   std::string name;
   std::string description;               // optional; the sentence used for gate messages
   std::vector<PortConstraint> ports;     // parallel to Rule::ports
-  HtpArch minArch = HtpArch::kNone;      // gate: needs this HTP arch or newer
-  // Below minArch QNN's op validation still accepts the node and graph finalize then fails:
+  HardwareGate gate;                     // min_arch: needs this version of the backend's hardware or newer
+  // Below the gate QNN's op validation still accepts the node and graph finalize then fails:
   // the whole graph does not compile, whatever the lowering path (YAML gate_fails_at: finalize).
   bool gateAtFinalize = false;
   std::string hint;                      // how to fix a gate failure ("use 16a8w")

@@ -1,31 +1,51 @@
-// SoCs and what the rules need to know about them (from rules/socs.yaml).
+// SoCs and what the rules need to know about them (from rules/socs.yaml): their identity and,
+// per hardware column the table declares (Hardware.h), their version on it.
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "qnnrules/core/QnnTypes.h"
 #include "qnnrules/core/SourceMark.h"
+#include "qnnrules/model/Hardware.h"
 
 namespace qnnrules {
 
 struct SocInfo {
   std::string name;        // "SM8650"
   int chipsetId = 0;       // QNN SoC id (QcomChipset value)
-  HtpArch htpArch = HtpArch::kNone;
   int vtcmMb = 0;
-  std::string lpaiVersion; // "V6", or empty when the SoC has no LPAI
   std::string marketingName;
+  // One entry per column of the table, in its order (HardwareColumn::index); a column the SoC
+  // does not have has an empty version and level 0.
+  std::vector<SocHardware> hardware;
   SourceMark mark;
+
+  // Whether a variant gated by `g` is available here: one integer comparison, no string work.
+  bool meets(const HardwareGate& g) const {
+    return g.column < hardware.size() ? hardware[g.column].level >= g.level : g.level == 0;
+  }
+  // The SoC's version on the column named `column` ("" when it has none).
+  const std::string& versionOn(std::string_view column) const;
 };
 
 class SocTable {
  public:
   const SocInfo* find(std::string_view name) const;  // case-insensitive
   const std::vector<SocInfo>& all() const { return socs_; }
-  void add(SocInfo soc) { socs_.push_back(std::move(soc)); }
+  // Adds a SoC, or replaces the one of the same name (an overlay's). Its hardware is laid out
+  // to the table's columns.
+  void add(SocInfo soc);
+
+  const std::vector<HardwareColumn>& columns() const { return columns_; }
+  const HardwareColumn* column(std::string_view name) const;
+  // Declares a column, or redeclares one: an overlay may add versions, and the SoCs already
+  // listed keep their versions (their levels follow the new order). Returns the column.
+  const HardwareColumn& declare(HardwareColumn column);
 
  private:
+  void layOut(SocInfo& soc) const;
+  std::vector<HardwareColumn> columns_;
   std::vector<SocInfo> socs_;
 };
 
