@@ -35,6 +35,7 @@ set(QNNRULES_PUBLIC_HEADERS
   qnnrules/model/AnnotationPattern.h
   qnnrules/model/BackendManifest.h
   qnnrules/model/BackendOptions.h
+  qnnrules/model/Hardware.h
   qnnrules/model/Lowering.h
   qnnrules/model/OnnxMapping.h
   qnnrules/model/QuantConfig.h
