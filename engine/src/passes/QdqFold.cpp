@@ -146,6 +146,15 @@ std::optional<QuantSpec> specOf(const Graph& g, const Node& n, QdqLayout layout,
       return std::nullopt;
     }
   }
+  // The graph reader's rule (io/GraphSchemaQuant.h): quant_min and quant_max are values of the
+  // storage dtype, so the folded graph, written out, reads back.
+  if (const QuantRange full = fullQuantRange(s.dtype);
+      full.min != full.max && (*s.quantMin < full.min || *s.quantMax > full.max)) {
+    why = "quant_min/quant_max " + std::to_string(*s.quantMin) + ".." + std::to_string(*s.quantMax) +
+          " are not values of its dtype " + std::string(scalarTypeName(s.dtype)) + " (" + std::to_string(full.min) +
+          ".." + std::to_string(full.max) + ")";
+    return std::nullopt;
+  }
   const Argument* scale = argAt(n, at.scale, at.scaleKw);
   const Argument* zp = argAt(n, at.zeroPoint, at.zeroPointKw);
   auto collect = [](const Argument* a, auto& out) {
