@@ -41,6 +41,7 @@ from ..record import write
 from ..models import run as models_run
 from ..quantizer import compare as C
 from ..quantizer import run as Q
+from . import compare as RC
 
 ROOT = Q.ROOT
 DATA = os.path.join(ROOT, "tests", "conformance", "repair")
@@ -88,16 +89,7 @@ def float_graph(model_name, graph_dir, soc):
 def suggestion_record(fix):
     return {"base": fix.base, "overrides": len(fix.choices), "on_cpu": [list(x) for x in fix.on_cpu],
             "validates_clean": fix.validates_clean, "runs": fix.runs,
-            "moves": _moves(fix.choices)}
-
-
-def _moves(choices):
-    """{"16a16w -> 16a8w": n, ...}: how many nodes each override kind moved."""
-    out = {}
-    for c in choices:
-        k = f"{c['from']} -> {c['to']}"
-        out[k] = out.get(k, 0) + 1
-    return dict(sorted(out.items()))
+            "moves": RC.moves(fix.choices)}
 
 
 def repair_case(model_name, config, soc, dirs, graph_cache):
