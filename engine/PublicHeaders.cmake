@@ -5,6 +5,7 @@
 set(QNNRULES_PUBLIC_HEADERS
   qnnrules/Engine.h
   qnnrules/Matrix.h
+  qnnrules/OrtTensorOverrides.h
   qnnrules/RecipeSearch.h
   qnnrules/annotate/Annotator.h
   qnnrules/annotate/Encodings.h

@@ -76,8 +76,10 @@ class Search {
  public:
   Search(const Engine& e, const Graph& g, const RecipeSearchOptions& o) : e_(e), g_(g), o_(o) {}
 
-  Status loadCandidates() {
-    const QuantConfigTable* table = e_.quantConfigs();
+  // `configs`: the caller's engine's table, which the result's recipe points into (the judge
+  // may be a strict copy that the search outlives only until it returns).
+  Status loadCandidates(const QuantConfigTable* configs) {
+    const QuantConfigTable* table = configs;
     if (!table) return Status(StatusCode::kRuleError, "the quantization configs could not be loaded");
     table_ = table;
     if (!o_.candidates.empty()) {
@@ -254,7 +256,7 @@ Status open(const Engine& engine, const Graph& graph, const RecipeSearchOptions&
     x.judge = &x.own.emplace(std::move(o));
   }
   if (!x.judge->ok()) return x.judge->status();
-  return x.search.emplace(*x.judge, graph, options).loadCandidates();
+  return x.search.emplace(*x.judge, graph, options).loadCandidates(engine.quantConfigs());
 }
 
 }  // namespace
@@ -359,7 +361,8 @@ std::string RecipeSearchResult::yaml() const {
       e << YAML::BeginMap;
       e << YAML::Key << "name" << YAML::Value << YAML::SingleQuoted << recipe.overrides[i].pattern;
       e << YAML::Key << "config" << YAML::Value << c.to;
-      std::string why = c.op + (c.why.empty() ? "" : "; under " + c.from + ": " + c.why);
+      // A plan's choices have no `from`: the reason was given under the plan's base.
+      std::string why = c.op + (c.why.empty() ? "" : "; under " + (c.from.empty() ? base : c.from) + ": " + c.why);
       e << YAML::Key << "note" << YAML::Value << why;
       e << YAML::EndMap;
     }

@@ -11,8 +11,8 @@ Same rules, same engine and same results as the qnn-validate CLI. See docs/embed
 import os as _os
 
 from . import _location
-from ._qnnrules import (AnnotationReport, DelegationReport, Diagnostic, Graph, RecipeSuggestion, RunReport,
-                        ValidationReport)
+from ._qnnrules import (AnnotationReport, DelegationReport, Diagnostic, Graph, OrtOverrides, RecipeSuggestion,
+                        RunReport, ValidationReport)
 from ._qnnrules import Engine as _CoreEngine
 from ._version import __version__
 from .builder import GraphBuilder, Ref
@@ -21,8 +21,8 @@ from .log import log_level, set_log_level
 
 __all__ = [
     "__version__", "AnnotationError", "AnnotationReport", "ConfigError", "DelegationReport", "Diagnostic", "Engine",
-    "Error", "Graph", "GraphBuilder", "GraphError", "QnnRulesError", "RecipeSuggestion", "Ref", "RuleError", "RunReport",
-    "ValidationError",
+    "Error", "Graph", "GraphBuilder", "GraphError", "OrtOverrides", "QnnRulesError", "RecipeSuggestion", "Ref",
+    "RuleError", "RunReport", "ValidationError",
     "ValidationReport", "log_level", "set_log_level",
 ]
 

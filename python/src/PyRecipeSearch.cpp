@@ -1,9 +1,12 @@
 // Engine.suggest_recipe and Engine.plan (qnnrules/RecipeSearch.h): the recipes qnn-validate's
-// --suggest-recipe and --plan write, as a RecipeSuggestion whose .yaml is the same text.
+// --suggest-recipe and --plan write, as a RecipeSuggestion whose .yaml is the same text; and
+// Engine.ort_overrides (qnnrules/OrtTensorOverrides.h): a suggestion as the ONNX Runtime tensor
+// overrides --suggest-overrides writes.
 #include <pybind11/stl.h>
 
 #include "Bindings.h"
 #include "qnnrules/Engine.h"
+#include "qnnrules/OrtTensorOverrides.h"
 #include "qnnrules/RecipeSearch.h"
 
 namespace qnnrules::python {
@@ -22,6 +25,30 @@ py::dict choiceDict(const NodeChoice& c) {
   d["to"] = c.to;
   d["why"] = c.why;
   return d;
+}
+
+// ORT's init_overrides with quant_type as the QuantType name (the JSON file's form).
+py::dict overridesDict(const OrtTensorOverrides& o) {
+  py::dict out;
+  for (const OrtTensorOverride& t : o.overrides) {
+    py::dict d;
+    d["quant_type"] = t.quantType;
+    d["symmetric"] = t.symmetric;
+    if (t.axis) d["axis"] = *t.axis;
+    py::list l;
+    l.append(d);
+    out[py::str(t.tensor)] = l;
+  }
+  return out;
+}
+
+// The same with onnxruntime.quantization.QuantType members, as get_qnn_qdq_config takes them.
+py::dict initOverrides(const OrtTensorOverrides& o) {
+  py::object quantType = py::module_::import("onnxruntime.quantization").attr("QuantType");
+  py::dict out = overridesDict(o);
+  for (auto item : out)
+    for (auto d : item.second.cast<py::list>()) d["quant_type"] = quantType.attr("__getitem__")(d["quant_type"]);
+  return out;
 }
 
 }  // namespace
@@ -51,6 +78,17 @@ void bindRecipeSearch(py::module_& m, py::class_<Engine>& engine) {
       .def_readonly("runs", &RecipeSearchResult::runs, "annotate + validate runs the search made")
       .def_property_readonly("yaml", &RecipeSearchResult::yaml, "the recipe as qnn-validate writes it")
       .def("__str__", &RecipeSearchResult::text);
+  py::class_<OrtTensorOverrides>(m, "OrtOverrides",
+                                 "A RecipeSuggestion as ONNX Runtime tensor quantization overrides (qnn-validate "
+                                 "--suggest-overrides): the init_overrides of get_qnn_qdq_config.")
+      .def_property_readonly("overrides", &overridesDict,
+                             "tensor name -> [{quant_type (QuantType name), symmetric, axis?}], the JSON file's content")
+      .def_readonly("unexpressed", &OrtTensorOverrides::unexpressed,
+                    "parts of the suggestion ORT's overrides cannot carry (activation changes, block-wise weights)")
+      .def_property_readonly("json", &OrtTensorOverrides::json, "the overrides as --suggest-overrides writes them")
+      .def("init_overrides", &initOverrides,
+           "the overrides with onnxruntime.quantization.QuantType values: pass as get_qnn_qdq_config(..., "
+           "init_overrides=...)");
   engine
       .def(
           "suggest_recipe",
@@ -77,7 +115,21 @@ void bindRecipeSearch(py::module_& m, py::class_<Engine>& engine) {
           },
           py::arg("graph"),
           "qnn-validate --plan: each node's most precise config the backend takes on this SoC, as a "
-          "RecipeSuggestion (nodes_per_config counts them).");
+          "RecipeSuggestion (nodes_per_config counts them).")
+      .def(
+          "ort_overrides",
+          [](const Engine& e, const Graph& g, const RecipeSearchResult& s) {
+            OrtTensorOverrides r;
+            {
+              py::gil_scoped_release unlocked;
+              r = ortTensorOverrides(e, g, s);
+            }
+            if (!r.ok()) raise("ConfigError", statusMessage(r.status), {});
+            return r;
+          },
+          py::arg("graph"), py::arg("suggestion"),
+          "qnn-validate --suggest-overrides: `suggestion` (of suggest_recipe or plan on `graph`, a graph read from "
+          "ONNX) as ONNX Runtime tensor overrides of the ONNX initializers, as OrtOverrides.");
 }
 
 }  // namespace qnnrules::python

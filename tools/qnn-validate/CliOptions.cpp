@@ -105,8 +105,12 @@ std::optional<int> parseCommandLine(int argc, char** argv, CliOptions& o) {
   auto* suggest = app.add_option("--suggest-recipe", o.suggestRecipe,
                                  "write a recipe of per-node overrides that makes the --annotate config valid on the SoC")
                       ->needs(annotate);
+  auto* overrides = app.add_option("--suggest-overrides", o.suggestOverrides,
+                 "ONNX input: write that repair as ONNX Runtime tensor overrides (get_qnn_qdq_config's init_overrides)")
+      ->needs(annotate);
   app.add_option("--plan", o.plan, "write a recipe giving each node the most precise config the SoC takes")
-      ->excludes(suggest);
+      ->excludes(suggest)
+      ->excludes(overrides);
   app.add_option("--configs", o.configs,
                  "a compatibility matrix over these configs ('all', or names) and the --soc list")
       ->expected(1, 64)

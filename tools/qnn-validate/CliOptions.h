@@ -35,6 +35,7 @@ struct CliOptions {
   std::string explainNode;
   std::string encodings;    // encodings JSON from the graph's statistics
   std::string suggestRecipe;  // --suggest-recipe: write per-node overrides that make --annotate's config valid
+  std::string suggestOverrides;  // --suggest-overrides: the same repair as ORT TensorQuantOverrides JSON
   std::string plan;           // --plan: write the most precise config per node as a recipe
   std::vector<std::string> configs;  // --configs: the matrix's configs ("all" or names)
   // Delegation (docs/delegation.md)

@@ -1,17 +1,57 @@
 #include "RecipeFiles.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
+#include "qnnrules/OrtTensorOverrides.h"
 #include "qnnrules/RecipeSearch.h"
 #include "qnnrules/io/GraphReader.h"
 #include "qnnrules/io/SafeOutputFile.h"
 
 namespace qnnvalidate {
+namespace {
+
+int writeFile(const std::string& path, const std::string& text) {
+  if (qnnrules::Status st = qnnrules::writeOutputFile(path, text); !st.isOk()) {
+    std::cerr << "qnn-validate: error: " << st.message() << "\n";
+    return kExitBadInput;
+  }
+  return kExitValid;
+}
+
+bool isOnnx(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ext == ".onnx";
+}
+
+// --suggest-overrides: the repair's weight encodings under their ONNX initializer names; what
+// ORT's format cannot carry is said on stderr (the file alone would not repair those nodes).
+int writeOrtOverrides(const CliOptions& o, const qnnrules::Engine& engine, const qnnrules::Graph& graph,
+                      const qnnrules::RecipeSearchResult& r) {
+  qnnrules::OrtTensorOverrides ov = qnnrules::ortTensorOverrides(engine, graph, r);
+  if (!ov.ok()) {
+    std::cerr << "qnn-validate: error: --suggest-overrides: " << ov.status.message() << "\n";
+    return kExitBadInput;
+  }
+  std::ostream& out = o.format == "text" ? std::cout : std::cerr;
+  out << ov.overrides.size() << " ONNX Runtime tensor override(s) written to " << o.suggestOverrides << "\n";
+  for (const std::string& u : ov.unexpressed) std::cerr << "qnn-validate: warning: --suggest-overrides: " << u << "\n";
+  return writeFile(o.suggestOverrides, ov.json());
+}
+
+}  // namespace
 
 int writeRecipeFiles(const CliOptions& o, const qnnrules::Engine& engine) {
-  const bool suggest = !o.suggestRecipe.empty();
+  const bool overrides = !o.suggestOverrides.empty();
+  const bool suggest = !o.suggestRecipe.empty() || overrides;
   if (!suggest && o.plan.empty()) return kExitValid;
+  if (overrides && !isOnnx(o.graphPath)) {
+    // ORT's overrides name ONNX initializers; other formats' weights have other names.
+    std::cerr << "qnn-validate: error: --suggest-overrides needs an ONNX model (got " << o.graphPath << ")\n";
+    return kExitBadInput;
+  }
   // The search annotates the graph as read, not the report's already-annotated copy.
   qnnrules::GraphReadResult read = qnnrules::readGraphFile(o.graphPath);
   if (!read.ok()) {
@@ -20,7 +60,6 @@ int writeRecipeFiles(const CliOptions& o, const qnnrules::Engine& engine) {
   }
   qnnrules::RecipeSearchResult r = suggest ? qnnrules::suggestRecipe(engine, read.graph, o.annotate)
                                            : qnnrules::planPrecision(engine, read.graph);
-  const std::string& path = suggest ? o.suggestRecipe : o.plan;
   if (!r.ok()) {
     std::cerr << "qnn-validate: error: " << (suggest ? "--suggest-recipe" : "--plan") << ": " << r.status.message()
               << "\n";
@@ -31,11 +70,10 @@ int writeRecipeFiles(const CliOptions& o, const qnnrules::Engine& engine) {
   out << "\n" << (suggest ? "suggested recipe for " + r.base : std::string("precision plan")) << " on "
       << engine.soc().name << ":\n"
       << r.text();
-  if (qnnrules::Status st = qnnrules::writeOutputFile(path, r.yaml()); !st.isOk()) {
-    std::cerr << "qnn-validate: error: " << st.message() << "\n";
-    return kExitBadInput;
-  }
-  return kExitValid;
+  const std::string& path = suggest ? o.suggestRecipe : o.plan;
+  if (!path.empty())
+    if (int rc = writeFile(path, r.yaml()); rc != kExitValid) return rc;
+  return overrides ? writeOrtOverrides(o, engine, read.graph, r) : kExitValid;
 }
 
 }  // namespace qnnvalidate

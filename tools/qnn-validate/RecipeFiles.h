@@ -1,5 +1,6 @@
-// --suggest-recipe and --plan (qnnrules/RecipeSearch.h): the search on the graph file, its
-// summary after the report, and the recipe written like every other output file.
+// --suggest-recipe, --suggest-overrides and --plan (qnnrules/RecipeSearch.h, OrtTensorOverrides.h):
+// the search on the graph file, its summary after the report, and the recipe (or ONNX Runtime
+// tensor overrides) written like every other output file.
 #pragma once
 
 #include "CliOptions.h"

@@ -52,7 +52,8 @@ struct RecipeSearchResult {
   std::map<std::string, size_t> nodesPerConfig;  // plan: call nodes per chosen config (the base included)
   bool validatesClean = false;     // with the recipe, no error on any node but those in onCpu
   size_t runs = 0;                 // annotate + validate runs made
-  Recipe recipe;                   // the recipe (default = base, one override per choice)
+  Recipe recipe;                   // default = base, one override per choice; its configs are those of the
+                                   // engine passed in (valid while that engine is)
   std::string note;                // what the recipe is for, written as its first comment
 
   bool ok() const { return status.isOk(); }
