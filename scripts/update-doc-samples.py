@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 
 # Flags whose file argument a sample writes: redirected to a scratch directory.
-OUTPUT_FLAGS = ("--output", "--encodings", "--dot", "--html", "--suggest-recipe", "--plan")
+OUTPUT_FLAGS = ("--output", "--encodings", "--dot", "--html", "--suggest-recipe", "--suggest-overrides", "--plan")
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "python"))

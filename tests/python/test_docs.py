@@ -7,13 +7,13 @@ a scratch directory that sees the checkout's examples/ and tests/; its output mu
 lines under the command (a line `...` stands for any number of lines; the checkout's path is
 written relative, as when run from the checkout).
 
-A CLI sample is a ```console block of docs/delegation.md, annotation.md, embedding.md or
-inputs.md; each `$ qnn-validate ARGS` line in it (a trailing backslash continues it) is run
-from the source root, and the lines under it, up to the next `$ ` line, must match its output
-(stdout and stderr, interleaved) the same way. Commands with shell redirection or pipes,
-commands shown without their output, and commands reading files that are not in the checkout
+A CLI sample is a ```console block of docs/delegation.md, annotation.md, embedding.md, inputs.md,
+repair-recipes.md or precision-plan.md; each `$ qnn-validate ARGS` line in it (a trailing backslash
+continues it) is run from the source root, and the lines under it, up to the next `$ ` line, must
+match its output (stdout and stderr, interleaved) the same way. Commands with shell redirection or
+pipes, commands shown without their output, and commands reading files that are not in the checkout
 (a reader's own recipe.yaml) are shown, not run; files a sample writes (--output, --encodings,
---dot, --html, --suggest-recipe, --plan) go to a scratch directory."""
+--dot, --html, --suggest-recipe, --suggest-overrides, --plan) go to a scratch directory."""
 
 import os
 import re
@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 # Flags whose file argument a sample writes: redirected to a scratch directory.
-OUTPUT_FLAGS = ("--output", "--encodings", "--dot", "--html", "--suggest-recipe", "--plan")
+OUTPUT_FLAGS = ("--output", "--encodings", "--dot", "--html", "--suggest-recipe", "--suggest-overrides", "--plan")
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "embedding.md"
@@ -75,7 +75,7 @@ def test_example_prints_what_the_doc_shows(tmp_path, code, expected):
     assert matches(expected, actual), "\n".join(actual)
 
 
-CLI_DOCS = ("delegation.md", "annotation.md", "embedding.md", "inputs.md")
+CLI_DOCS = ("delegation.md", "annotation.md", "embedding.md", "inputs.md", "repair-recipes.md", "precision-plan.md")
 
 
 def inputs_exist(command):

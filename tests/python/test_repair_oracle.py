@@ -58,6 +58,19 @@ def test_recorded_data_covers_the_acceptance():
             assert os.path.exists(os.path.join(C.DATA, sub, name)), name
 
 
+def test_unrepaired_the_config_fails_on_the_backend():
+    """The repair was needed: unrepaired (the Quantizer suite's flow without a recipe, recorded
+    in unrepaired.json for SM8450; its own data has SM8350), the backend refuses the nodes the
+    repair moved."""
+    unrepaired = C.load(os.path.join(C.DATA, "unrepaired.json"))["cases"]
+    assert unrepaired
+    for c in unrepaired:
+        assert c["oracle"]["outcome"] != "all-qnn", c["id"]
+        assert any(r["backend"] == "refused" for r in c["nodes"].values()), c["id"]
+        repaired = next(x for x in CASES if x["id"] == c["id"])
+        assert C.backend_ran_all(repaired)
+
+
 def test_only_the_known_cases_did_not_run_whole():
     assert {c["id"] for c in CASES if not C.backend_ran_all(c)} == set(KNOWN)
     for cid in KNOWN:  # the known cause: finalize of the embedding's Gather, nothing the repair touched

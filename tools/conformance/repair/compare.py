@@ -136,7 +136,7 @@ def tables(data, ort=None):
             out, on = "not run", ""
         else:
             t = c["totals"]
-            out = OUTCOME[c["oracle"]["outcome"]] + (" (finalize: " + c["oracle"]["finalize_errors"][0][:60] + ")"
+            out = OUTCOME[c["oracle"]["outcome"]] + (" (" + c["oracle"]["finalize_errors"][0][:80] + ")"
                                                      if c["oracle"]["finalize_errors"] else "")
             on = f"{sum(r['backend'] == 'accepted' for r in c['nodes'].values())}/{t['nodes']}"
         rows.append(f"| {c['model']} | {c['config']} | {c['soc']} | {c['base_error_nodes']} | {s.get('overrides')} | "
