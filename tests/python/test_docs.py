@@ -7,8 +7,8 @@ a scratch directory that sees the checkout's examples/ and tests/; its output mu
 lines under the command (a line `...` stands for any number of lines; the checkout's path is
 written relative, as when run from the checkout).
 
-A CLI sample is a ```console block of docs/delegation.md, annotation.md, embedding.md or
-inputs.md; each `$ qnn-validate ARGS` line in it (a trailing backslash continues it) is run
+A CLI sample is a ```console block of docs/delegation.md, annotation.md, embedding.md,
+inputs.md or compatibility-matrix.md; each `$ qnn-validate ARGS` line in it (a trailing backslash continues it) is run
 from the source root, and the lines under it, up to the next `$ ` line, must match its output
 (stdout and stderr, interleaved) the same way. Commands with shell redirection or pipes,
 commands shown without their output, and commands reading files that are not in the checkout
@@ -75,7 +75,7 @@ def test_example_prints_what_the_doc_shows(tmp_path, code, expected):
     assert matches(expected, actual), "\n".join(actual)
 
 
-CLI_DOCS = ("delegation.md", "annotation.md", "embedding.md", "inputs.md")
+CLI_DOCS = ("delegation.md", "annotation.md", "embedding.md", "inputs.md", "compatibility-matrix.md")
 
 
 def inputs_exist(command):
