@@ -21,15 +21,6 @@ import tempfile
 
 try:
     import torch
-    from torchao.quantization.granularity import PerBlock
-    from torchao.quantization.pt2e._affine_quantization import AffineQuantizedMinMaxObserver
-    from torchao.quantization.pt2e.fake_quantize import AffineFakeQuantize, FusedMovingAvgObsFakeQuantize
-    from torchao.quantization.pt2e.observer import (
-        MinMaxObserver,
-        MovingAverageMinMaxObserver,
-        MovingAveragePerChannelMinMaxObserver,
-        PerChannelMinMaxObserver,
-    )
     from torchao.quantization.pt2e.quantizer import (
         DerivedQuantizationSpec,
         FixedQParamsQuantizationSpec,
@@ -38,12 +29,17 @@ try:
         SharedQuantizationSpec,
     )
     from torchao.quantization.pt2e.quantizer import Quantizer as _TorchaoQuantizer
-    from torchao.quantization.quant_primitives import MappingType
 except ModuleNotFoundError as _error:  # the `torch` extra is not installed
     from ._requires import torch_extra
     raise torch_extra(__name__, _error) from None
 
+from . import pt2e_observers as obs
 from . import pt2e_options as opt
+from .pt2e_observers import (  # noqa: F401 (their public names: qnnrules.pt2e.MinMaxObserverOnce ...)
+    AffineQuantizedMinMaxObserverOnce,
+    MinMaxObserverOnce,
+    PerChannelMinMaxObserverOnce,
+)
 from . import torch as qt
 from .errors import AnnotationError
 
@@ -370,11 +366,11 @@ def _apply(model, graph, settings=None, fallback=None):
 
     ``settings``: node name -> NodeSetting (observer class, eps, QAT) of the seed's options;
     a node without one takes ``fallback``. A PTQ node with no activation observer of its own
-    takes _default_act_observer's."""
+    takes pt2e_observers.default_act_observer's."""
     settings = settings or {}
     fx_nodes = {n.name: n for n in model.graph.nodes}
     nodes = graph.to_dict()["nodes"]
-    default_act = _default_act_observer(model, nodes, fx_nodes)
+    default_act = obs.default_act_observer(model, nodes, fx_nodes)
     multi = {nd["name"]: nd["outputs"] for nd in nodes if len(nd.get("outputs", [])) > 1}
     raw = {}        # torchao key (node, or (arg, node) edge) -> torchao spec or ("shared", key)
     order = []      # the keys in torchao's visiting order: per node, its input edges, then its output
@@ -395,7 +391,7 @@ def _apply(model, graph, settings=None, fallback=None):
                 continue
             bias_of = node if pos == 2 and _is_derived_bias(ref["qspec"], args) else None
             arg = fx_nodes[ref["ref"]]
-            spec = _torch_spec(ref["qspec"], fx_nodes, multi, bias_of, setting, static=_is_static(model, arg))
+            spec = _torch_spec(ref["qspec"], fx_nodes, multi, bias_of, setting, static=obs.is_static(model, arg))
             key = (arg, node)
             if spec is not None and key not in raw:
                 raw[key] = spec
@@ -417,28 +413,6 @@ def _apply(model, graph, settings=None, fallback=None):
         if inputs or output is not None:
             node.meta[qt.TORCH_ANNOTATION_KEY] = QuantizationAnnotation(
                 input_qspec_map=inputs, output_qspec=output, _annotated=True)
-
-
-_NARROW_WEIGHT_LEVELS = 15  # 4-bit symmetric weights are -7..7; 2-bit -2..1
-
-
-def _default_act_observer(model, nodes, fx_nodes):
-    """The PTQ activation observer when the options name none: MinMaxObserver, except in a graph
-    whose annotated weights include 4-bit or narrower ones (16a4w, 16a4w_block, 8a4w, 16a2w),
-    where it is the seed's MovingAverageMinMaxObserver. Measured (benchmarks/quantizer_sqnr.py,
-    docs/embedding.md): with 8-bit and wider weights the global min/max gives 4 to 19 dB more
-    SQNR than the moving average; with 4-bit weights the moving average's narrower ranges (close
-    to the first batch's) clip the larger excursions the weights' error causes, and give up to
-    2.9 dB more on the CNNs measured."""
-    for nd in nodes:
-        for value in nd.get("args", []):
-            for ref in qt._tensor_refs(value):
-                spec = ref.get("qspec") or {}
-                qmin, qmax = spec.get("quant_min"), spec.get("quant_max")
-                if (qmin is not None and qmax is not None and qmax - qmin <= _NARROW_WEIGHT_LEVELS
-                        and ref["ref"] in fx_nodes and _is_static(model, fx_nodes[ref["ref"]])):
-                    return MovingAverageMinMaxObserver
-    return MinMaxObserver
 
 
 def _rooted(raw, order):
@@ -481,7 +455,7 @@ def _rooted(raw, order):
         root = min(members, key=position.__getitem__)
         final[root] = raw[root] if not isinstance(raw[root], tuple) else concrete[0]
         if g in joined:
-            final[root] = _global_min_max(final[root])
+            final[root] = obs.global_min_max(final[root])
         for k in members:
             if k != root:
                 final[k] = SharedQuantizationSpec(root)
@@ -496,23 +470,6 @@ def _joins_inputs(members):
         if isinstance(k, tuple):
             inputs.setdefault(k[1], set()).add(k[0])
     return any(len(args) > 1 for args in inputs.values())
-
-
-def _global_min_max(spec):
-    """A moving-average observer shared by different tensors keeps near the first one's range
-    (each update moves it 1% towards the next tensor's): ViT's cat of the class token and the
-    patch embeddings was clipped to the class token's range (ours 10.6 dB against the seed's
-    39.9 at 16a8w with act_observer=MovingAverageMinMaxObserver). The seed gives a cat one
-    ConcatObserver, whose range is the running min/max of all its inputs
-    (backends/qualcomm/quantizer/observers/concat_observer.py); such a group observes with
-    MinMaxObserver, the same range."""
-    ctr = getattr(spec, "observer_or_fake_quant_ctr", None)
-    partial = getattr(ctr, "p", None)
-    func = getattr(partial, "func", ctr)
-    if not (isinstance(func, type) and issubclass(func, MovingAverageMinMaxObserver)):
-        return spec
-    kwargs = {k: v for k, v in (getattr(partial, "keywords", None) or {}).items() if k != "averaging_constant"}
-    return dataclasses.replace(spec, observer_or_fake_quant_ctr=MinMaxObserver.with_args(**kwargs))
 
 
 def _key_name(key):
@@ -557,79 +514,4 @@ def _torch_spec(spec, fx_nodes, multi, bias_of=None, setting=None, static=False)
                                             zero_point=int(spec["zero_point"]), quant_min=qmin,
                                             quant_max=qmax, qscheme=qscheme)
     return QuantizationSpec(dtype=dtype, quant_min=qmin, quant_max=qmax, qscheme=qscheme, ch_axis=ch_axis,
-                            observer_or_fake_quant_ctr=_observer(spec, dtype, qmin, qmax, ch_axis, setting, static))
-
-
-# The engine's scale floors (engine/include/qnnrules/annotate/Encodings.h, the seed's
-# utils/constants.py DEFAULT_EPS_8BIT / DEFAULT_EPS_16BIT): the encoder floors a scale at eps8
-# for encodings of 8 bits or fewer and at eps16 for wider ones; LPBQ block scales at float32's
-# eps, as torchao. torch's observers default to float32's eps (1.2e-7), which flattens a 16-bit
-# activation whose range is under 1.2e-7 x 65535 = 0.008 onto fewer codes than it has.
-_EPS_8BIT = 0.0001 / 255
-_EPS_16BIT = 0.0001 / 65535
-_EPS_BLOCK = float(torch.finfo(torch.float32).eps)
-
-
-def _eps_floor(qmin, qmax):
-    return _EPS_8BIT if qmax - qmin <= 255 else _EPS_16BIT
-
-
-def _observer(spec, dtype, qmin, qmax, ch_axis, setting, static=False):
-    """The observer (PTQ) or fake-quantize (QAT) constructor of one port. Activations: the
-    setting's act_observer (default MinMaxObserver; QAT: MovingAverageMinMaxObserver inside
-    FusedMovingAvgObsFakeQuantize, as the seed's QAT configs); weights: per-channel min/max or
-    torchao's per-block affine observer (QAT: the same inside a fake-quantize). Scales are
-    floored at the setting's eps, else at the engine's floor for the port's width. In PTQ a
-    parameter does not change between calibration batches: its observer looks at it once (the
-    seed's PR 18516)."""
-    given = None if setting is None else setting.eps
-    qat = setting is not None and setting.qat
-    once = static and not qat
-    if spec.get("block_size"):
-        kwargs = dict(mapping_type=MappingType.SYMMETRIC, target_dtype=dtype,
-                      granularity=PerBlock(tuple(spec["block_size"])), quant_min=qmin, quant_max=qmax,
-                      eps=_EPS_BLOCK if given is None else float(given))
-        if qat:
-            return AffineFakeQuantize.with_args(observer=AffineQuantizedMinMaxObserver, **kwargs)
-        return (AffineQuantizedMinMaxObserverOnce if once else AffineQuantizedMinMaxObserver).with_args(**kwargs)
-    if qmin is None or qmax is None:
-        info = torch.iinfo(dtype)
-        qmin, qmax = info.min if qmin is None else qmin, info.max if qmax is None else qmax
-    eps = {"eps": _eps_floor(qmin, qmax) if given is None else float(given)}
-    if ch_axis is not None:
-        if qat:
-            return FusedMovingAvgObsFakeQuantize.with_args(
-                observer=MovingAveragePerChannelMinMaxObserver, ch_axis=ch_axis, **eps)
-        return (PerChannelMinMaxObserverOnce if once else PerChannelMinMaxObserver).with_args(ch_axis=ch_axis, **eps)
-    act = setting.act_observer if setting is not None else None
-    if qat:
-        return FusedMovingAvgObsFakeQuantize.with_args(observer=act or MovingAverageMinMaxObserver, **eps)
-    act = MinMaxObserverOnce if once else (act or MinMaxObserver)
-    return act.with_args(**eps)
-
-
-def _is_static(model, node):
-    """A parameter read by get_attr (what torch.export's module() and prepare_pt2e give)."""
-    return node.op == "get_attr" and isinstance(qt._attr(model, node.target), torch.nn.Parameter)
-
-
-class _ObserveOnce:
-    """Observes the first tensor only: a PTQ weight is the same on every calibration batch."""
-
-    def forward(self, x):
-        if getattr(self, "_observed", False):
-            return x
-        self._observed = True
-        return super().forward(x)
-
-
-class MinMaxObserverOnce(_ObserveOnce, MinMaxObserver):
-    pass
-
-
-class PerChannelMinMaxObserverOnce(_ObserveOnce, PerChannelMinMaxObserver):
-    pass
-
-
-class AffineQuantizedMinMaxObserverOnce(_ObserveOnce, AffineQuantizedMinMaxObserver):
-    pass
+                            observer_or_fake_quant_ctr=obs.observer(spec, dtype, qmin, qmax, ch_axis, setting, static))
