@@ -8,6 +8,7 @@
 
 #include "qnnrules/core/JsonWriter.h"
 #include "qnnrules/model/BackendManifest.h"
+#include "qnnrules/report/MatrixHtml.h"
 
 namespace qnnrules {
 namespace {
@@ -36,6 +37,7 @@ CompatibilityMatrix compatibilityMatrix(const EngineOptions& base, const Graph& 
   CompatibilityMatrix m;
   m.graph = graph.name;
   m.backend = base.backend;
+  m.mode = base.mode;
   // The SoCs: named, or every one of the table (read through a first engine).
   EngineOptions first = base;
   std::vector<std::unique_ptr<Engine>> engines;
@@ -150,8 +152,14 @@ std::string CompatibilityMatrix::json() const {
   std::string out;
   JsonWriter w(out, 2);
   w.beginObject();
+  // tool and version as the run report has them (docs/schemas/report.schema.json); kind tells
+  // a matrix from a report to a reader that takes both.
+  w.field("tool", "qnn-validate");
+  w.field("version", QNNRULES_VERSION);
+  w.field("kind", "compatibility-matrix");
   w.field("graph", graph);
   w.field("backend", backend);
+  w.field("mode", mode == Mode::kWarn ? "warn" : "strict");
   w.key("socs");
   w.beginArray();
   for (const std::string& s : socs) w.value(s);
@@ -188,6 +196,13 @@ std::string CompatibilityMatrix::json() const {
   w.endObject();
   out += "\n";
   return out;
+}
+
+std::string CompatibilityMatrix::html() const {
+  std::string page;
+  // json() writes a document formatMatrixHtml reads; a failure here is a bug of one of them.
+  Status st = formatMatrixHtml(json(), page);
+  return st.isOk() ? page : "<!DOCTYPE html>\n<title>error</title>\n<p>the matrix could not be drawn</p>\n";
 }
 
 }  // namespace qnnrules

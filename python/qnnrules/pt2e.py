@@ -13,6 +13,7 @@ torchao's objects on ``node.meta["quantization_annotation"]``; no choice is made
 validate() reads those annotations back (qnnrules.torch.from_fx) and runs the engine.
 """
 
+import dataclasses
 import logging
 import operator
 import os
@@ -20,15 +21,6 @@ import tempfile
 
 try:
     import torch
-    from torchao.quantization.granularity import PerBlock
-    from torchao.quantization.pt2e._affine_quantization import AffineQuantizedMinMaxObserver
-    from torchao.quantization.pt2e.fake_quantize import AffineFakeQuantize, FusedMovingAvgObsFakeQuantize
-    from torchao.quantization.pt2e.observer import (
-        MinMaxObserver,
-        MovingAverageMinMaxObserver,
-        MovingAveragePerChannelMinMaxObserver,
-        PerChannelMinMaxObserver,
-    )
     from torchao.quantization.pt2e.quantizer import (
         DerivedQuantizationSpec,
         FixedQParamsQuantizationSpec,
@@ -37,12 +29,17 @@ try:
         SharedQuantizationSpec,
     )
     from torchao.quantization.pt2e.quantizer import Quantizer as _TorchaoQuantizer
-    from torchao.quantization.quant_primitives import MappingType
 except ModuleNotFoundError as _error:  # the `torch` extra is not installed
     from ._requires import torch_extra
     raise torch_extra(__name__, _error) from None
 
+from . import pt2e_observers as obs
 from . import pt2e_options as opt
+from .pt2e_observers import (  # noqa: F401 (their public names: qnnrules.pt2e.MinMaxObserverOnce ...)
+    AffineQuantizedMinMaxObserverOnce,
+    MinMaxObserverOnce,
+    PerChannelMinMaxObserverOnce,
+)
 from . import torch as qt
 from .errors import AnnotationError
 
@@ -368,10 +365,12 @@ def _apply(model, graph, settings=None, fallback=None):
     reference to a later node) are followed to their group first.
 
     ``settings``: node name -> NodeSetting (observer class, eps, QAT) of the seed's options;
-    a node without one takes ``fallback``."""
+    a node without one takes ``fallback``. A PTQ node with no activation observer of its own
+    takes pt2e_observers.default_act_observer's."""
     settings = settings or {}
     fx_nodes = {n.name: n for n in model.graph.nodes}
     nodes = graph.to_dict()["nodes"]
+    default_act = obs.default_act_observer(model, nodes, fx_nodes)
     multi = {nd["name"]: nd["outputs"] for nd in nodes if len(nd.get("outputs", [])) > 1}
     raw = {}        # torchao key (node, or (arg, node) edge) -> torchao spec or ("shared", key)
     order = []      # the keys in torchao's visiting order: per node, its input edges, then its output
@@ -382,6 +381,8 @@ def _apply(model, graph, settings=None, fallback=None):
             raise qt.ConversionError(f"graph node '{nd['name']}' is not in the GraphModule")
         keys = []
         setting = settings.get(nd["name"]) or fallback
+        if setting is not None and setting.act_observer is None and not setting.qat:
+            setting = dataclasses.replace(setting, act_observer=default_act)
         args = nd.get("args", [])
         refs = [(pos, r) for pos, value in enumerate(args) for r in qt._tensor_refs(value)]
         refs += [(None, r) for r in qt._tensor_refs(nd.get("kwargs", {}))]
@@ -390,7 +391,7 @@ def _apply(model, graph, settings=None, fallback=None):
                 continue
             bias_of = node if pos == 2 and _is_derived_bias(ref["qspec"], args) else None
             arg = fx_nodes[ref["ref"]]
-            spec = _torch_spec(ref["qspec"], fx_nodes, multi, bias_of, setting, static=_is_static(model, arg))
+            spec = _torch_spec(ref["qspec"], fx_nodes, multi, bias_of, setting, static=obs.is_static(model, arg))
             key = (arg, node)
             if spec is not None and key not in raw:
                 raw[key] = spec
@@ -437,8 +438,15 @@ def _rooted(raw, order):
     groups = {}
     for k in order:
         groups.setdefault(find(k), []).append(k)
+    # Groups whose observer sees several tensors: one joining two inputs of a node, and the
+    # groups of those inputs' producers, which torchao merges with it (the edges of one tensor).
+    joined = set()
+    for g, members in groups.items():
+        if _joins_inputs(members):
+            joined.add(g)
+            joined.update(find(k[0]) for k in members if isinstance(k, tuple) and k[0] in parent)
     final = {}
-    for members in groups.values():
+    for g, members in groups.items():
         concrete = [raw[k] for k in members if not isinstance(raw[k], tuple)]
         if not concrete:
             raise qt.ConversionError(
@@ -446,10 +454,22 @@ def _rooted(raw, order):
                 + ", ".join(_key_name(k) for k in members[:5]))
         root = min(members, key=position.__getitem__)
         final[root] = raw[root] if not isinstance(raw[root], tuple) else concrete[0]
+        if g in joined:
+            final[root] = obs.global_min_max(final[root])
         for k in members:
             if k != root:
                 final[k] = SharedQuantizationSpec(root)
     return final
+
+
+def _joins_inputs(members):
+    """A group holding two different inputs of one node (cat, stack): its one observer sees
+    different tensors on each batch."""
+    inputs = {}
+    for k in members:
+        if isinstance(k, tuple):
+            inputs.setdefault(k[1], set()).add(k[0])
+    return any(len(args) > 1 for args in inputs.values())
 
 
 def _key_name(key):
@@ -494,60 +514,4 @@ def _torch_spec(spec, fx_nodes, multi, bias_of=None, setting=None, static=False)
                                             zero_point=int(spec["zero_point"]), quant_min=qmin,
                                             quant_max=qmax, qscheme=qscheme)
     return QuantizationSpec(dtype=dtype, quant_min=qmin, quant_max=qmax, qscheme=qscheme, ch_axis=ch_axis,
-                            observer_or_fake_quant_ctr=_observer(spec, dtype, qmin, qmax, ch_axis, setting, static))
-
-
-def _observer(spec, dtype, qmin, qmax, ch_axis, setting, static=False):
-    """The observer (PTQ) or fake-quantize (QAT) constructor of one port. Activations: the
-    setting's act_observer (default MinMaxObserver; QAT: MovingAverageMinMaxObserver inside
-    FusedMovingAvgObsFakeQuantize, as the seed's QAT configs); weights: per-channel min/max or
-    torchao's per-block affine observer (QAT: the same inside a fake-quantize). In PTQ a
-    parameter does not change between calibration batches: its observer looks at it once (the
-    seed's PR 18516)."""
-    eps = {} if setting is None or setting.eps is None else {"eps": float(setting.eps)}
-    qat = setting is not None and setting.qat
-    once = static and not qat
-    if spec.get("block_size"):
-        kwargs = dict(mapping_type=MappingType.SYMMETRIC, target_dtype=dtype,
-                      granularity=PerBlock(tuple(spec["block_size"])), quant_min=qmin, quant_max=qmax,
-                      eps=eps.get("eps", torch.finfo(torch.float32).eps))
-        if qat:
-            return AffineFakeQuantize.with_args(observer=AffineQuantizedMinMaxObserver, **kwargs)
-        return (AffineQuantizedMinMaxObserverOnce if once else AffineQuantizedMinMaxObserver).with_args(**kwargs)
-    if ch_axis is not None:
-        if qat:
-            return FusedMovingAvgObsFakeQuantize.with_args(
-                observer=MovingAveragePerChannelMinMaxObserver, ch_axis=ch_axis, **eps)
-        return (PerChannelMinMaxObserverOnce if once else PerChannelMinMaxObserver).with_args(ch_axis=ch_axis, **eps)
-    act = setting.act_observer if setting is not None else None
-    if qat:
-        return FusedMovingAvgObsFakeQuantize.with_args(observer=act or MovingAverageMinMaxObserver, **eps)
-    act = MinMaxObserverOnce if once else (act or MinMaxObserver)
-    return act.with_args(**eps) if eps else act
-
-
-def _is_static(model, node):
-    """A parameter read by get_attr (what torch.export's module() and prepare_pt2e give)."""
-    return node.op == "get_attr" and isinstance(qt._attr(model, node.target), torch.nn.Parameter)
-
-
-class _ObserveOnce:
-    """Observes the first tensor only: a PTQ weight is the same on every calibration batch."""
-
-    def forward(self, x):
-        if getattr(self, "_observed", False):
-            return x
-        self._observed = True
-        return super().forward(x)
-
-
-class MinMaxObserverOnce(_ObserveOnce, MinMaxObserver):
-    pass
-
-
-class PerChannelMinMaxObserverOnce(_ObserveOnce, PerChannelMinMaxObserver):
-    pass
-
-
-class AffineQuantizedMinMaxObserverOnce(_ObserveOnce, AffineQuantizedMinMaxObserver):
-    pass
+                            observer_or_fake_quant_ctr=obs.observer(spec, dtype, qmin, qmax, ch_axis, setting, static))

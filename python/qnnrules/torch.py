@@ -546,4 +546,7 @@ def __getattr__(name):
     if name == "Quantizer":
         from .pt2e import Quantizer
         return Quantizer
+    if name in ("prepare_pt2e", "prepare_qat_pt2e"):  # torchao's, with linear-time observer naming
+        from . import pt2e_prepare
+        return getattr(pt2e_prepare, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -8,10 +8,11 @@ lines under the command (a line `...` stands for any number of lines; the checko
 written relative, as when run from the checkout).
 
 A CLI sample is a ```console block of docs/delegation.md, annotation.md, embedding.md, inputs.md,
-repair-recipes.md or precision-plan.md; each `$ qnn-validate ARGS` line in it (a trailing backslash
-continues it) is run from the source root, and the lines under it, up to the next `$ ` line, must
-match its output (stdout and stderr, interleaved) the same way. Commands with shell redirection or
-pipes, commands shown without their output, and commands reading files that are not in the checkout
+compatibility-matrix.md, repair-recipes.md or precision-plan.md; each `$ qnn-validate ARGS` line in
+it (a trailing backslash continues it) is run from the source root, and the lines under it, up to
+the next `$ ` line, must match its output (stdout and stderr, interleaved) the same way. Commands
+with shell redirection or pipes, commands shown without their output, and commands reading files
+that are not in the checkout
 (a reader's own recipe.yaml) are shown, not run; files a sample writes (--output, --encodings,
 --dot, --html, --suggest-recipe, --suggest-overrides, --plan) go to a scratch directory."""
 
@@ -75,7 +76,8 @@ def test_example_prints_what_the_doc_shows(tmp_path, code, expected):
     assert matches(expected, actual), "\n".join(actual)
 
 
-CLI_DOCS = ("delegation.md", "annotation.md", "embedding.md", "inputs.md", "repair-recipes.md", "precision-plan.md")
+CLI_DOCS = ("delegation.md", "annotation.md", "embedding.md", "inputs.md", "compatibility-matrix.md",
+            "repair-recipes.md", "precision-plan.md")
 
 
 def inputs_exist(command):

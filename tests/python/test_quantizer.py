@@ -53,7 +53,9 @@ def test_is_a_torchao_quantizer_and_annotates_with_torchao_specs(small):
     assert ann._annotated
     act = ann.input_qspec_map[x]
     assert type(act) is QuantizationSpec and spec_range(act) == U16
-    assert act.qscheme == torch.per_tensor_affine and act.observer_or_fake_quant_ctr is MinMaxObserver
+    assert act.qscheme == torch.per_tensor_affine and act.observer_or_fake_quant_ctr.p.func is MinMaxObserver
+    # Scales floored as the engine's encoder floors a 16-bit encoding (Encodings.h eps16).
+    assert act.observer_or_fake_quant_ctr.p.keywords == {"eps": 0.0001 / 65535}
     weight = ann.input_qspec_map[w]
     assert spec_range(weight) == (torch.int8, -127, 127)
     assert (weight.qscheme, weight.ch_axis) == (torch.per_channel_symmetric, 0)

@@ -111,13 +111,72 @@ def test_act_symmetric(net):
 
 def test_act_observer_and_eps(net):
     annotate(quantizer(config="16a8w"), net)
-    assert act_spec(net, "linear").observer_or_fake_quant_ctr is MinMaxObserver
+    assert act_spec(net, "linear").observer_or_fake_quant_ctr.p.func is MinMaxObserver
     annotate(quantizer(config="16a8w:per_channel", act_observer=MovingAverageMinMaxObserver, eps=2 ** -20), net)
     act = act_spec(net, "linear").observer_or_fake_quant_ctr
     assert act.p.func is MovingAverageMinMaxObserver and act.p.keywords == {"eps": 2 ** -20}
     assert weight_spec(net, "linear").observer_or_fake_quant_ctr.p.keywords["eps"] == 2 ** -20
     # The fixed sigmoid output keeps its fixed qparams whatever the observer.
     assert type(ann(net, "sigmoid").output_qspec) is FixedQParamsQuantizationSpec
+
+
+def test_default_act_observer_and_eps_follow_the_weights_and_the_width(net):
+    """Without act_observer: MinMaxObserver, or the seed's MovingAverageMinMaxObserver in a graph
+    with 4-bit or narrower weights (benchmarks/quantizer_sqnr.py measured each better there);
+    scales floored at the engine's eps for the port's width (8-bit: 0.0001/255, wider:
+    0.0001/65535); an explicit act_observer, and QAT, keep theirs."""
+    def act(config, **kw):
+        annotate(quantizer(config=config, **kw), net)
+        ctr = act_spec(net, "linear").observer_or_fake_quant_ctr
+        return ctr.p.func, ctr.p.keywords
+    assert act("16a8w") == (MinMaxObserver, {"eps": 0.0001 / 65535})
+    assert act("8a8w") == (MinMaxObserver, {"eps": 0.0001 / 255})
+    assert act("16a16w") == (MinMaxObserver, {"eps": 0.0001 / 65535})
+    assert act("16a4w") == (MovingAverageMinMaxObserver, {"eps": 0.0001 / 65535})
+    assert act("16a4w_block") == (MovingAverageMinMaxObserver, {"eps": 0.0001 / 65535})
+    assert act("16a4w", act_observer=MinMaxObserver) == (MinMaxObserver, {"eps": 0.0001 / 65535})
+    assert weight_spec(net, "linear").observer_or_fake_quant_ctr.p.keywords["eps"] == 0.0001 / 255
+    annotate(quantizer(config="16a4w", is_qat=True), net)
+    fq = act_spec(net, "linear").observer_or_fake_quant_ctr
+    assert fq.p.func is FusedMovingAvgObsFakeQuantize and fq.p.keywords["observer"] is MovingAverageMinMaxObserver
+
+
+class Cat(torch.nn.Module):
+    """Two linear branches of very different ranges, concatenated (one shared encoding)."""
+
+    def __init__(self):
+        super().__init__()
+        self.small, self.big = torch.nn.Linear(8, 8), torch.nn.Linear(8, 8)
+        with torch.no_grad():
+            self.big.weight.mul_(100)
+
+    def forward(self, x):
+        return torch.cat([self.small(x), self.big(x)], dim=1).relu()
+
+
+def test_a_shared_encoding_over_several_tensors_takes_their_global_range():
+    # A moving-average observer shared by the cat's inputs would stay near the first input's
+    # range (the small branch), clipping the big one; the group observes with MinMaxObserver,
+    # the range of the seed's ConcatObserver.
+    torch.manual_seed(0)
+    q = quantizer(config="16a8w", act_observer=MovingAverageMinMaxObserver)
+    prepared = prepare_pt2e(export(Cat(), (torch.randn(2, 8),)), q)
+    batches = [torch.randn(2, 8) for _ in range(3)]
+    for b in batches:
+        prepared(b)
+    [cat] = [n for n in prepared.graph.nodes if n.target == torch.ops.aten.cat.default]
+    observers = {type(prepared.get_submodule(a.target)) for a in cat.args[0] if a.op == "call_module"}
+    assert observers == {MinMaxObserver}
+    observer = prepared.get_submodule(cat.args[0][1].target)
+    torch.manual_seed(0)
+    model = Cat()
+    with torch.no_grad():
+        outs = torch.cat([torch.cat([model.small(b), model.big(b)], 1) for b in batches])
+    assert float(observer.max_val) == pytest.approx(float(outs.max()), rel=1e-5)
+    assert float(observer.min_val) == pytest.approx(float(outs.min()), rel=1e-5)
+    [relu] = [n for n in prepared.graph.nodes if n.target == torch.ops.aten.relu.default]
+    [after] = list(relu.users)
+    assert type(prepared.get_submodule(after.target)) is MovingAverageMinMaxObserver  # others keep theirs
 
 
 def test_block_size_map_by_node_name(net):
@@ -194,7 +253,7 @@ def test_quant_recipe_strategies_by_target_and_module_regex(net):
     assert (w.quant_min, w.quant_max, w.qscheme) == (-7, 7, torch.per_channel_symmetric)
     head = weight_spec(net, "linear_1").observer_or_fake_quant_ctr
     assert tuple(head.p.keywords["granularity"].block_size) == (1, 32)
-    assert act_spec(net, "linear_1").observer_or_fake_quant_ctr is MovingAverageMinMaxObserver
+    assert act_spec(net, "linear_1").observer_or_fake_quant_ctr.p.func is MovingAverageMinMaxObserver
     conv_w = weight_spec(net, "conv2d")  # the default strategy: 16a8w per-tensor
     assert (conv_w.quant_min, conv_w.quant_max, conv_w.qscheme) == (-127, 127, torch.per_tensor_symmetric)
 

@@ -8,14 +8,19 @@
 
 namespace qnnrules::testing {
 
-inline Engine builtinEngine(const std::string& backend, const std::string& soc, Mode mode = Mode::kStrict) {
+inline EngineOptions builtinOptions(const std::string& backend, const std::string& soc = {},
+                                    Mode mode = Mode::kStrict) {
   EngineOptions o;
   o.backend = backend;
   o.soc = soc;
   o.mode = mode;
   o.useEnvironment = false;
   o.builtinRulesDir = std::string(QNNRULES_SOURCE_DIR) + "/rules";
-  return Engine(o);
+  return o;
+}
+
+inline Engine builtinEngine(const std::string& backend, const std::string& soc, Mode mode = Mode::kStrict) {
+  return Engine(builtinOptions(backend, soc, mode));
 }
 
 }  // namespace qnnrules::testing

@@ -266,6 +266,41 @@ TEST(LoweringPaths, OrtMergesEncodingsAcrossARemovedCastAndUngroupsTheGather) {
   EXPECT_EQ(judge(et.failed(), et.delegation).text(), "VALID");
 }
 
+// Our Quantizer's Llama on V68 (quantizer suite llama/<config>/SM8350, graph finalize: "could not
+// create op: q::Gather"), bisected in tests/conformance/quantizer/bisect_gather.json. ORT merges
+// the two pairs (and the Gather runs as float32, which V68 cannot finalize) also when
+// - the embedding's output is read by a dead _assert_tensor_metadata check as well, as
+//   torch.export leaves one (the ONNX exporter drops it);
+// - no cast is left between them (torch.onnx drops the no-op cast: Q1 -> DQ1 -> Q2 -> DQ2,
+//   requant/SM8350).
+// ExecuTorch's path merges nothing: the Gather stays quantized.
+TEST(LoweringPaths, OrtMergesTheLlamasEmbeddingEncodingsAsExported) {
+  for (const char* file : {"embedding_cast_dead_user.json", "embedding_requant.json"}) {
+    SCOPED_TRACE(file);
+    RunReport v68 = runOn(file, "SM8350", Mode::kStrict, "ort-qnn");
+    ASSERT_TRUE(v68.ok());
+    EXPECT_EQ(v68.mergedConversions, 1u);
+    ASSERT_TRUE(v68.delegation.sessionFailure);
+    EXPECT_EQ(v68.graph->node(v68.delegation.sessionFailure->node).name, "embed");
+    EXPECT_EQ(judge(v68.failed(), v68.delegation).text(), "SESSION FAILS");
+    RunReport v75 = runOn(file, "SM8650", Mode::kStrict, "ort-qnn");
+    EXPECT_EQ(judge(v75.failed(), v75.delegation).text(), "VALID");
+    RunReport et = runOn(file, "SM8350", Mode::kStrict, "executorch");
+    EXPECT_EQ(et.mergedConversions, 0u);
+    EXPECT_EQ(judge(et.failed(), et.delegation).text(), "VALID");
+  }
+}
+
+// A second live user reading the table's encoding (DQ1 has two consumers) keeps the pairs apart:
+// the Gather stays quantized (bisect_gather.json, requant_fanout/SM8350 runs).
+TEST(LoweringPaths, OrtMergesNothingWhenTheFirstPairHasTwoReaders) {
+  RunReport fanout = runOn("embedding_requant_fanout.json", "SM8350", Mode::kStrict, "ort-qnn");
+  ASSERT_TRUE(fanout.ok());
+  EXPECT_EQ(fanout.mergedConversions, 0u);
+  EXPECT_FALSE(fanout.delegation.sessionFailure);
+  EXPECT_EQ(judge(fanout.failed(), fanout.delegation).text(), "VALID");
+}
+
 // Recommended, not required: a warning in both modes, and the node stays on the backend.
 TEST(RecommendedConstraints, CalibratedEightBitSigmoidAndConcatOwnEncoding) {
   struct Case {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "../../engine/src/validate/constraints/ConstraintKind.h"
 #include "qnnrules/validate/ConstraintText.h"
 #include "qnnrules/graph/PortType.h"
 
@@ -201,6 +202,11 @@ std::optional<std::string> satisfy(const Rule& rule, const Variant& v, Annotatio
     if (!done)
       return "port " + rule.ports[g.root].name + ": " +
              (last ? *last : "no datatype of " + datatypeSetText(g.datatypes) + " can be produced");
+    // Kinds the group solver does not know (an embedder's) meet their constraint themselves.
+    if (out[g.root].kind != PortAnnotation::Kind::kQuantized) continue;
+    for (const ConstraintKind* k : constraintKinds())
+      for (int p : g.members)
+        if (k->satisfy && k->active && k->active(v.ports[p])) k->satisfy(v.ports[p], out[g.root].spec);
   }
   return std::nullopt;
 }

@@ -79,8 +79,10 @@ std::optional<int> parseCommandLine(int argc, char** argv, CliOptions& o) {
       ->transform(lowerCase);
   auto* strict = app.add_flag("--strict", o.strict, "violations are errors, exit 1 (default)");
   app.add_flag("--warn", o.warn, "report violations as warnings, exit 0")->excludes(strict);
-  app.add_option("--format", o.format, "report format: text, json (docs/schemas/report.schema.json), sarif (SARIF 2.1.0)")
-      ->transform(CLI::IsMember({"text", "json", "sarif"}, CLI::ignore_case))
+  app.add_option("--format", o.format,
+                 "report format: text, json (docs/schemas/report.schema.json), sarif (SARIF 2.1.0); html for a "
+                 "compatibility matrix")
+      ->transform(CLI::IsMember({"text", "json", "sarif", "html"}, CLI::ignore_case))
       ->capture_default_str();
   app.add_option("--html", o.html, "also write a self-contained HTML report here (open it in any browser)");
   app.add_option("--baseline", o.baseline,

@@ -5,6 +5,7 @@
 
 #include "qnnrules/Matrix.h"
 #include "qnnrules/io/GraphReader.h"
+#include "qnnrules/io/SafeOutputFile.h"
 
 namespace qnnvalidate {
 namespace {
@@ -21,9 +22,15 @@ std::vector<std::string> splitSocs(const std::string& text) {
 
 std::optional<int> runMatrix(const CliOptions& o) {
   const bool manySocs = o.socGiven && (o.soc == "all" || o.soc.find(',') != std::string::npos);
-  if ((!manySocs && o.configs.empty()) || o.listRules || o.listSocs) return std::nullopt;
+  if ((!manySocs && o.configs.empty()) || o.listRules || o.listSocs) {
+    // One run has its HTML page through --html FILE (it is written next to the report).
+    if (o.format != "html") return std::nullopt;
+    std::cerr << "qnn-validate: error: --format html is a compatibility matrix's (--soc all|A,B or --configs); "
+                 "one run writes its HTML page with --html FILE\n";
+    return kExitBadInput;
+  }
   if (o.format == "sarif") {
-    std::cerr << "qnn-validate: error: a compatibility matrix is written as text or json, not sarif\n";
+    std::cerr << "qnn-validate: error: a compatibility matrix is written as text, json or html, not sarif\n";
     return kExitBadInput;
   }
   qnnrules::GraphReadResult read = qnnrules::readGraphFile(o.graphPath);
@@ -42,7 +49,19 @@ std::optional<int> runMatrix(const CliOptions& o) {
     for (const qnnrules::Diagnostic& d : m.errors) std::cerr << qnnrules::formatText(d);
     return kExitBadInput;
   }
-  std::cout << (o.format == "json" ? m.json() : m.text());
+  if (o.format == "html")
+    std::cout << m.html();
+  else
+    std::cout << (o.format == "json" ? m.json() : m.text());
+  // --html FILE: the page as well, whichever format went to stdout (as for one run).
+  if (!o.html.empty()) {
+    std::cout.flush();
+    qnnrules::Status st = qnnrules::writeOutputFile(o.html, m.html());
+    if (!st.isOk()) {
+      std::cerr << "qnn-validate: error: " << st.message() << "\n";
+      return kExitBadInput;
+    }
+  }
   // Strict mode fails when any cell does not run on the backend as asked.
   bool anyFails = false;
   for (const qnnrules::MatrixCell& c : m.cells)

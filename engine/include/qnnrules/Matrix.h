@@ -35,6 +35,7 @@ struct CompatibilityMatrix {
   DiagnosticList errors;              // the file:line:column errors behind `status`
   std::string graph;                  // the graph's label
   std::string backend;
+  Mode mode = Mode::kStrict;          // the run's mode: a strict cell with errors is INVALID
   std::vector<std::string> socs, configs;
   std::vector<MatrixCell> cells;      // row-major: socs x configs
   size_t validations = 0;             // validate + partition runs made (cells share by hardware)
@@ -42,9 +43,13 @@ struct CompatibilityMatrix {
   bool ok() const { return status.isOk(); }
   const MatrixCell& at(size_t soc, size_t config) const { return cells[soc * configs.size() + config]; }
   std::string text() const;  // one row per SoC, one column per config
-  // {"graph", "backend", "socs", "configs", "validations", "cells": [...]}; a shared cell has
-  // "diagnostics_of": the SoC whose cell holds its diagnostics.
+  // {"tool", "version", "kind": "compatibility-matrix", "graph", "backend", "mode", "socs",
+  // "configs", "validations", "cells": [...]} (docs/schemas/matrix.schema.json); a shared cell
+  // has "diagnostics_of": the SoC whose cell holds its diagnostics.
   std::string json() const;
+  // The matrix as one self-contained HTML page (report/MatrixHtml.h): the table, each cell
+  // linking to its diagnostics.
+  std::string html() const;
 };
 
 // `base` says the backend, mode, rule directories and options; its SoC is ignored.

@@ -1,6 +1,7 @@
 // Fitting the config's specs to what a rule takes: fixed output encodings, 8-bit activations
 // for rules without the config's width, narrower weights, per-channel and block-wise weights.
 #include "AnnotatorState.h"
+#include "../validate/constraints/ConstraintKind.h"
 
 namespace qnnrules::annotator_detail {
 
@@ -71,10 +72,9 @@ QuantSpec Annotator::narrowWeight(const Rule& rule, const CompiledSelection& cs,
     const PortType t = portTypeOf(q);
     for (const Variant& v : rule.variants) {
       const PortConstraint& c = v.ports[f.weightPort];
-      if (!v.ports[in].datatypes.contains(cs.actType.datatype) || !c.datatypes.contains(t.datatype)) continue;
-      if (t.quantized && c.bitwidths && !((c.bitwidths >> t.bitwidth) & 1)) continue;
-      if (t.encoding && !c.encodings.empty() && !c.encodings.contains(*t.encoding)) continue;
-      return true;
+      // Every constraint kind says whether the weight's type can meet its port (datatype,
+      // encoding, bit width, and any kind an embedder registered).
+      if (v.ports[in].datatypes.contains(cs.actType.datatype) && admitsType(c, t)) return true;
     }
     return false;
   };

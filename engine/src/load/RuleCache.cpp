@@ -20,6 +20,7 @@
 #include "CacheArchive.h"
 #include "RuleCacheFields.h"
 #include "RuleTree.h"
+#include "../validate/constraints/ConstraintKind.h"
 #include "qnnrules/core/SourceMark.h"
 
 namespace qnnrules {
@@ -28,7 +29,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // Bump when a stored type or the layout changes: files of another version are ignored.
-constexpr uint32_t kFormatVersion = 4;  // 4: hardware columns (SoC versions, gates) as data
+constexpr uint32_t kFormatVersion = 5;  // 4: hardware columns (SoC versions, gates) as data; 5: kind values
 constexpr char kMagic[8] = {'Q', 'N', 'N', 'R', 'C', 'A', 'C', 'H'};
 // magic, format version, digest, payload checksum, payload size.
 constexpr size_t kHeaderBytes = sizeof kMagic + 4 + 8 + 8 + 8;
@@ -114,6 +115,11 @@ uint64_t RuleCache::digest() {
   if (digest_) return *digest_;
   std::string key = fmt::format("qnnrules {} cache {} limits {} {}\n{}", QNNRULES_VERSION, kFormatVersion,
                                 limits_.maxFileBytes, limits_.maxDepth, identity_);
+  // The constraint kinds decide which keys parse and what kindValues index: a kind registered
+  // by an embedder (registerConstraintKind) makes another cache.
+  key += "kinds";
+  for (const ConstraintKind* k : constraintKinds()) key += fmt::format(" {}", k->key);
+  key += '\n';
   std::error_code ec;
   const fs::path self = runningObjectFile();
   if (!self.empty()) {

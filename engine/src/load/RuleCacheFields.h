@@ -1,7 +1,7 @@
 // The field list of every type the rule cache stores, one function per type, shared by the
 // writer and the reader (CacheArchive.h). A field added to one of these types must be added
-// here, and RuleCache's kFormatVersion bumped, or the cache would drop it; the tests compare a
-// cached load with a fresh one field by field through `qnn-rules docs` and a structural dump.
+// here, and RuleCache's kFormatVersion bumped, or the cache would drop it: the size checks at
+// the end of this file fail until it is.
 #pragma once
 
 #include "qnnrules/model/QuantConfig.h"
@@ -20,10 +20,16 @@ void fields(A& a, R& p) {
 }
 
 template <typename A, typename R>
+  requires std::is_same_v<std::remove_const_t<R>, KindValue>
+void fields(A& a, R& v) {
+  a(v.kind), a(v.integer), a(v.real), a(v.text);
+}
+
+template <typename A, typename R>
   requires std::is_same_v<std::remove_const_t<R>, PortConstraint>
 void fields(A& a, R& c) {
   a(c.datatypes), a(c.encodings), a(c.bitwidths), a(c.symmetric), a(c.axis), a(c.scale), a(c.offset);
-  a(c.scaleText), a(c.sharedWith), a(c.recommended), a(c.mark);
+  a(c.scaleText), a(c.sharedWith), a(c.recommended), a(c.kindValues), a(c.mark);
 }
 
 template <typename A, typename R>
@@ -110,5 +116,29 @@ template <typename A, typename R>
 void fields(A& a, R& o) {
   a(o.name), a(o.type), a(o.min), a(o.max), a(o.choices), a(o.defaultValue), a(o.description), a(o.mark);
 }
+
+// A field added to one of these types and forgotten above would be dropped by every cached load
+// without any test noticing (a test can only compare the fields it knows). Its size changes,
+// though: these fail, and whoever adds the field lists it above, bumps kFormatVersion and then
+// updates the size here. Checked where the sizes were taken (libstdc++ on x86-64); other
+// standard libraries lay strings out differently.
+#if defined(__GLIBCXX__) && defined(__x86_64__) && !defined(_GLIBCXX_DEBUG)
+static_assert(sizeof(PortDecl) == 72, "a field of PortDecl changed: list it in fields() above");
+static_assert(sizeof(KindValue) == 56, "a field of KindValue changed: list it in fields() above");
+static_assert(sizeof(PortConstraint) == 152, "a field of PortConstraint changed: list it in fields() above");
+static_assert(sizeof(Variant) == 224, "a field of Variant changed: list it in fields() above");
+static_assert(sizeof(OnnxMapping) == 192, "a field of OnnxMapping changed: list it in fields() above");
+static_assert(sizeof(Rule) == 408, "a field of Rule changed: list it in fields() above");
+static_assert(sizeof(Exclusion) == 104, "a field of Exclusion changed: list it in fields() above");
+static_assert(sizeof(BackendManifest) == 352, "a field of BackendManifest changed: list it in fields() above");
+static_assert(sizeof(HardwareGate) == 72, "a field of HardwareGate changed: list it in fields() above");
+static_assert(sizeof(HardwareColumn) == 88, "a field of HardwareColumn changed: list it in fields() above");
+static_assert(sizeof(SocHardware) == 72, "a field of SocHardware changed: list it in fields() above");
+static_assert(sizeof(SocInfo) == 120, "a field of SocInfo changed: list it in fields() above");
+static_assert(sizeof(TensorQuant) == 24, "a field of TensorQuant changed: list it in fields() above");
+static_assert(sizeof(QuantConfig) == 264, "a field of QuantConfig changed: list it in fields() above");
+static_assert(sizeof(EnumChoice) == 40, "a field of EnumChoice changed: list it in fields() above");
+static_assert(sizeof(OptionSpec) == 144, "a field of OptionSpec changed: list it in fields() above");
+#endif
 
 }  // namespace qnnrules::rulecache

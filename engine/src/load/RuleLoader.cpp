@@ -21,26 +21,15 @@
 #include <vector>
 
 #include "../yaml/StrictYaml.h"
+#include "PortConstraintParse.h"
 #include "RuleFileParts.h"
 #include "../model/OnnxRuleKey.h"
 #include "../validate/constraints/ArchGate.h"
-#include "../validate/constraints/ConstraintKind.h"
 
 namespace qnnrules {
 namespace {
 
 using namespace strictyaml;  // NOLINT(google-build-using-namespace): the shared strict-YAML helpers
-
-// The keys of a port constraint: one per constraint kind.
-Names constraintKeys() {
-  static const std::vector<std::string_view> keys = [] {
-    std::vector<std::string_view> v;
-    for (const ConstraintKind* k : constraintKinds()) v.push_back(k->key);
-    v.push_back("recommended");
-    return v;
-  }();
-  return keys;
-}
 
 constexpr std::array<std::string_view, 2> kTopKeys = {"version", "rules"};
 constexpr std::array<std::string_view, 13> kRuleKeys = {
@@ -469,47 +458,9 @@ class Loader : public strictyaml::StrictYamlReader {
     }
   }
 
-  // A port constraint: each key is read by its constraint kind (validate/constraints/).
+  // A port constraint: each key is read by its constraint kind (load/PortConstraintParse.h).
   void parseConstraint(const Entry& entry, const std::string& scope, const Rule& rule, PortConstraint& c) {
-    c.mark = mark(entry.keyNode);
-    Map m = readMap(entry.value, scope, constraintKeys());
-    if (!m.valid) return;
-    const ConstraintParse parse{*this, rule, ctx_.manifest, entry.key};
-    for (const ConstraintKind* k : constraintKinds()) {
-      if (const Entry* e = m.get(k->key)) k->parse(parse, *e, "'" + std::string(k->key) + "' of " + scope, c);
-      else if (k->required) missing(entry.value, m, scope, k->key);
-    }
-    if (const Entry* e = m.get("recommended")) parseRecommended(*e, "'recommended' of " + scope, c);
-  }
-
-  // `recommended: [scale, offset]`: kinds this port constraint uses whose violation the backend
-  // accepts. Only kinds that fail a variant can be recommendations (not dtype, which selects).
-  void parseRecommended(const Entry& e, const std::string& what, PortConstraint& c) {
-    const std::span<const ConstraintKind* const> kinds = constraintKinds();
-    std::vector<std::string_view> names;
-    for (const ConstraintKind* k : kinds)
-      if (k->violated) names.push_back(k->key);
-    if (!e.value.IsSequence() || e.value.size() == 0) {
-      error(DiagCode::kWrongType, mark(e.value), what + " must be a non-empty list of constraint keys",
-            "a list such as [scale, offset]", describe(e.value));
-      return;
-    }
-    for (const YAML::Node& item : e.value) {
-      auto name = str(item, what);
-      if (!name) continue;
-      auto it = std::find_if(kinds.begin(), kinds.end(), [&](const ConstraintKind* k) { return k->key == *name; });
-      if (it == kinds.end() || !(*it)->violated) {
-        error(DiagCode::kUnknownEnumValue, mark(item), what + " names '" + clip(*name) + "', which is not a constraint a variant can fail",
-              oneOf(names), clip(*name), suggest(*name, names));
-        continue;
-      }
-      if (!(*it)->active(c)) {
-        error(DiagCode::kInvalidValue, mark(item), what + " names '" + clip(*name) + "', which this port does not constrain",
-              "a key given on this port", clip(*name));
-        continue;
-      }
-      c.recommended |= static_cast<uint16_t>(1u << (it - kinds.begin()));
-    }
+    parsePortConstraint(*this, entry, scope, rule, ctx_.manifest, c);
   }
 
  private:

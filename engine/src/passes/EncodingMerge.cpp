@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -48,6 +49,14 @@ size_t mergeEncodingsAcrossNoOpConversions(Graph& graph) {
   std::vector<uint8_t> conversionTarget(graph.targets().size());
   for (size_t t = 0; t < conversionTarget.size(); ++t) conversionTarget[t] = isConversionTarget(graph.targets()[t]);
   const UserIndex users(graph);
+  // A user no graph output depends on (torch.export's _assert_tensor_metadata checks) is not in
+  // the model ORT runs: the ONNX exporter drops it, so it does not keep Q1 -> DQ1 from merging
+  // (quantizer suite llama/<config>/SM8350: the embedding's second dequantize feeds one).
+  const PruneResult pruned = pruneGraph(graph, users);
+  auto liveUsers = [&](uint32_t node) {
+    const auto& us = users.users(node);
+    return std::count_if(us.begin(), us.end(), [&](uint32_t u) { return pruned.of(u) != PruneKind::kDead; });
+  };
   std::vector<Node>& nodes = graph.mutableNodes();
   size_t count = 0;
   for (uint32_t c = 0; c < nodes.size(); ++c) {
@@ -64,7 +73,7 @@ size_t mergeEncodingsAcrossNoOpConversions(Graph& graph) {
     OptionalBox<QuantSpec>& produced = producer.outputs[from.output].qspec;
     // Only the conversion reads the producer (Q1 -> DQ1 has one consumer), in the encoding the
     // producer writes, of one integer type on both sides.
-    if (users.users(from.node).size() != 1 || !perTensor(produced) || !sameEncoding(*produced, *in->qspec)) continue;
+    if (liveUsers(from.node) != 1 || !perTensor(produced) || !sameEncoding(*produced, *in->qspec)) continue;
     const QuantSpec& second = *conv.outputs[0].qspec;
     if (produced->dtype != second.dtype || isFloatType(second.dtype) || sameEncoding(*produced, second)) continue;
     std::optional<QuantSpec> m = merged(*produced, second);
@@ -75,6 +84,35 @@ size_t mergeEncodingsAcrossNoOpConversions(Graph& graph) {
     for (uint32_t u : users.users(c))
       for (Argument& a : nodes[u].args)
         if (a.kind == Argument::Kind::kTensor && a.tensor.node == c && perTensor(a.qspec)) a.qspec = *m;
+    ++count;
+  }
+  // Q1 -> DQ1 -> Q2 -> DQ2 with nothing in between (torch.onnx already dropped the no-op cast:
+  // the folded graph shows a producer every live user of which reads it in one other encoding
+  // of its type). DoubleQDQPairsRemover merges these too; a user reading the first encoding
+  // means DQ1 has two consumers, which it leaves apart. Bisected on the backend
+  // (tests/conformance/quantizer/bisect_gather.json: requant/SM8350 fails, requant_fanout runs).
+  for (uint32_t p = 0; p < nodes.size(); ++p) {
+    Node& producer = nodes[p];
+    if (producer.kind != NodeKind::kCall || producer.outputs.size() != 1) continue;
+    OptionalBox<QuantSpec>& produced = producer.outputs[0].qspec;
+    if (!perTensor(produced) || isFloatType(produced->dtype)) continue;
+    std::vector<Argument*> reads;
+    bool mergeable = true;
+    std::function<void(Argument&)> collect = [&](Argument& a) {
+      for (Argument& e : a.list) collect(e);
+      if (a.kind != Argument::Kind::kTensor || a.tensor.node != p) return;
+      mergeable = mergeable && perTensor(a.qspec) && a.qspec->dtype == produced->dtype &&
+                  (reads.empty() || sameEncoding(*reads.front()->qspec, *a.qspec));
+      reads.push_back(&a);
+    };
+    for (uint32_t u : users.users(p))
+      if (pruned.of(u) != PruneKind::kDead)
+        for (Argument& a : nodes[u].args) collect(a);
+    if (!mergeable || reads.empty() || sameEncoding(*produced, *reads.front()->qspec)) continue;
+    std::optional<QuantSpec> m = merged(*produced, *reads.front()->qspec);
+    if (!m) continue;
+    produced = *m;
+    for (Argument* a : reads) a->qspec = *m;
     ++count;
   }
   return count;

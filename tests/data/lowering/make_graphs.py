@@ -13,6 +13,16 @@
                        encoding (as transformers' RMSNorm and ORT's quantizer write it): ORT drops the
                        Cast and merges the encodings, so the Gather's scales differ and it runs as
                        float32, which V68 cannot finalize (model suite qwen2/<config>/SM8350)
+  embedding_cast_dead_user.json  the same, with the embedding's output also read by a dead
+                       _assert_tensor_metadata check (as torch.export leaves one and our Quantizer
+                       converts it; the ONNX exporter drops it): ORT still merges, so V68 still
+                       fails at finalize (quantizer suite llama/<config>/SM8350)
+  embedding_requant.json  the exported form of the same: no Cast, the Gather's user reads it in the
+                       Cast's encoding (Q1 -> DQ1 -> Q2 -> DQ2): ORT merges the pairs all the same
+                       (tests/conformance/quantizer/bisect_gather.json, requant/SM8350)
+  embedding_requant_fanout.json  as embedding_requant, with a second user reading the table's
+                       encoding (DQ1 has two consumers): ORT merges nothing, the Gather stays
+                       quantized (bisect_gather.json, requant_fanout/SM8350 runs)
 
     /usr/bin/python3 tests/data/lowering/make_graphs.py
 """
@@ -134,6 +144,39 @@ def embedding_cast():
     ])
 
 
+def embedding_cast_dead_user():
+    g = embedding_cast()
+    g["name"] = "embedding_cast_dead_user"
+    check = {"name": "check", "kind": "call", "target": "aten._assert_tensor_metadata.default",
+             "args": [{"ref": "embed", "qspec": act(8, 0.0006, 136)}], "kwargs": {"dtype": "torch.float32"}}
+    g["nodes"].insert(3, check)  # after the embedding, before the Cast
+    return g
+
+
+def embedding_requant(fanout=False):
+    table = act(8, 0.0006, 136)
+    narrow = act(8, 0.000587, 141)
+    sig = act(8, 1 / 256, 0)
+    idx = {"name": "ids", "kind": "input", "outputs": [{"dtype": "int64", "shape": [1, 16]}]}
+    nodes = [
+        idx,
+        {"name": "table", "kind": "parameter", "outputs": [{"dtype": "float32", "shape": [128, 64], "qspec": table}]},
+        {"name": "embed", "kind": "call", "target": "aten.embedding.default",
+         "args": [{"ref": "table", "qspec": table}, {"ref": "ids"}],
+         "outputs": [{"dtype": "float32", "shape": [1, 16, 64], "qspec": table}]},
+        {"name": "relu", "kind": "call", "target": "aten.relu.default", "args": [{"ref": "embed", "qspec": narrow}],
+         "outputs": [{"dtype": "float32", "shape": [1, 16, 64], "qspec": narrow}]},
+    ]
+    outs = [{"ref": "relu"}]
+    if fanout:
+        nodes.append({"name": "sigmoid", "kind": "call", "target": "aten.sigmoid.default",
+                      "args": [{"ref": "embed", "qspec": table}],
+                      "outputs": [{"dtype": "float32", "shape": [1, 16, 64], "qspec": sig}]})
+        outs.append({"ref": "sigmoid"})
+    nodes.append({"name": "output", "kind": "output", "args": [outs]})
+    return graph("embedding_requant_fanout" if fanout else "embedding_requant", nodes)
+
+
 def main():
     graphs = {
         "conv_16a16w.json": conv_16a16w(),
@@ -143,6 +186,9 @@ def main():
         "matmul_16x16.json": matmul_16x16(),
         "where_float_const.json": where_float_const(),
         "embedding_cast.json": embedding_cast(),
+        "embedding_cast_dead_user.json": embedding_cast_dead_user(),
+        "embedding_requant.json": embedding_requant(),
+        "embedding_requant_fanout.json": embedding_requant(fanout=True),
     }
     for name, g in graphs.items():
         with open(os.path.join(HERE, name), "w") as f:

@@ -4,6 +4,12 @@ Shared by tools/conformance/quantizer/run.py (which records) and
 tests/python/test_quantizer_oracle.py (which re-validates the recorded graphs with today's rules):
 no torch here, only the qnnrules package (for predict) and PyYAML (the rules' structural kinds).
 
+- engine(soc): the engine the comparison judges with: HTP rules of the SoC, strict, for the
+  lowering path the oracle takes (LOWERING: ONNX Runtime's QNN EP, `ort-qnn`; the graph itself is
+  the converted GraphModule, whose default path is ExecuTorch's). The paths differ in what ORT
+  does to the encodings before QNN sees them (rules/lowering/ort-qnn.yaml), e.g. merging the
+  two Q/DQ pairs around a cast: judged for ExecuTorch, the Llama's embedding on V68 is fine;
+  ORT hands QNN a float32 Gather that V68 cannot finalize (bisect_gather.py).
 - predict(engine, graph_dict): the engine's verdict per compute node of a graph format v1 dict
   (the converted GraphModule as qnnrules.torch.to_dict reads it): "delegated", or "refused" when
   the delegation report lists it as a fallback for a reason other than `follows-cpu` (a
@@ -14,7 +20,10 @@ no torch here, only the qnnrules package (for predict) and PyYAML (the rules' st
   ONNX nodes exported from it, and the kind: agree, FP (we refuse, the backend runs it), FN (we
   delegate, the backend refuses it), removed (ORT removed every ONNX node of it before
   partitioning, and we delegate it: nobody places it), not-compared (no ONNX node, or no
-  backend verdict because the session failed before the EP asked).
+  backend verdict because the session failed before the EP asked). A node op validation accepted
+  and graph finalize then failed on (`refused-at-finalize`: the whole graph does not compile)
+  agrees when the rules predict that the graph fails at finalize (the delegation report's
+  session failure, from a variant's `gate_fails_at: finalize`).
 """
 import glob
 import os
@@ -24,6 +33,20 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))  # tools/, for conformance.models
 from conformance.models.compare import backend_state  # noqa: E402
+
+
+LOWERING = "ort-qnn"  # the oracle's path: ONNX Runtime's QNN EP
+
+
+def engine(soc, lowering=LOWERING):
+    import qnnrules
+    return qnnrules.Engine(backend="htp", soc=soc, strict=True, lowering=lowering, use_environment=False)
+
+
+def fails_at_finalize(session_failure):
+    """Whether the delegation report's session failure is one at graph finalize (a gated
+    variant's `gate_fails_at: finalize`), rather than ORT's NHWC layout."""
+    return bool(session_failure) and "graph finalize" in (session_failure.get("message") or "")
 
 
 def is_qdq_target(target):
@@ -74,7 +97,8 @@ def predict(engine, graph_dict, structural):
                "partitions": len(rep.partitions), "diagnostics": len(rep.validation.diagnostics),
                "codes": sorted({x.code for x in rep.validation.diagnostics}),
                "session_failure": rd.get("session_failure"), "summary": rep.summary,
-               "compute_nodes_listed": len(out)}
+               "fails_at_finalize": fails_at_finalize(rd.get("session_failure")),
+               "lowering": rd.get("lowering"), "compute_nodes_listed": len(out)}
     return out, summary
 
 
@@ -89,9 +113,11 @@ def at_finalize(state, messages):
 REFUSED = ("refused", "refused-at-finalize")
 
 
-def node_kind(ours, backend):
+def node_kind(ours, backend, finalize_predicted=False):
     if backend in (None, "no-onnx-node"):
         return "not-compared"
+    if ours == "delegated" and backend == "refused-at-finalize" and finalize_predicted:
+        return "agree"  # the rules say the graph does not compile: nothing of it runs
     if ours == "refused" and backend not in REFUSED:
         return "FP"
     if ours == "delegated" and backend in REFUSED:
@@ -101,7 +127,7 @@ def node_kind(ours, backend):
     return "agree"
 
 
-def compare(ours, onnx_nodes, backend_nodes):
+def compare(ours, onnx_nodes, backend_nodes, finalize_predicted=False):
     """(rows {fx node: row}, ONNX compute nodes that map to no FX compute node)."""
     by_onnx = {n["name"]: n for n in backend_nodes}
     of_fx = {}
@@ -130,9 +156,36 @@ def compare(ours, onnx_nodes, backend_nodes):
         else:
             b = None
         rows[name] = {"target": o["target"], "ours": o["ours"], "code": o["code"], "reason": o["reason"],
-                      "message": o["message"], "onnx": onx, "backend": b, "kind": node_kind(o["ours"], b),
+                      "message": o["message"], "onnx": onx, "backend": b, "kind": node_kind(o["ours"], b, finalize_predicted),
                       "backend_message": next((m for m in msgs if m), None)}
     return rows, unmapped
+
+
+def rejudge(ours, recorded, finalize_predicted=False):
+    """Rows of today's verdicts ``ours`` (predict) against the backend states of the recorded
+    rows of the same case: what the test checks and run.py --repredict writes."""
+    rows = {}
+    for name, o in ours.items():
+        rec = recorded.get(name) or {}
+        b = rec.get("backend")
+        rows[name] = {"target": o["target"], "ours": o["ours"], "code": o["code"], "reason": o["reason"],
+                      "message": o["message"], "onnx": rec.get("onnx", []), "backend": b,
+                      "kind": node_kind(o["ours"], b, finalize_predicted),
+                      "backend_message": rec.get("backend_message")}
+    return rows
+
+
+def executorch_view(soc, graph_dict, rows, summary, structural):
+    """The same graph judged for ExecuTorch's path (the converted GraphModule's default lowering):
+    its outcome, and what differs from the `ort-qnn` judgement (nodes, or the node the session
+    fails at)."""
+    et, et_summary = predict(engine(soc, "executorch"), graph_dict, structural)
+    et_outcome = outcome({n: {"ours": o["ours"]} for n, o in et.items()}, et_summary)
+    differs = sorted(n for n, r in rows.items() if n in et and et[n]["ours"] != r["ours"])
+    sf = summary.get("session_failure")
+    if et_outcome != outcome(rows, summary) and sf and sf["node"] not in differs:
+        differs.append(sf["node"])
+    return {"outcome": et_outcome, "differs": differs}
 
 
 KINDS = {"agree": "agree", "FP": "fp", "FN": "fn", "removed": "removed", "not-compared": "not_compared"}
@@ -140,17 +193,23 @@ KINDS = {"agree": "agree", "FP": "fp", "FN": "fn", "removed": "removed", "not-co
 
 def totals(rows):
     """{"nodes" (compared: agree + FP + FN), "agree", "fp", "fn" (of which "fn_finalize": op
-    validation accepted them, graph finalize failed on them), "removed", "not_compared"}."""
-    t = {"nodes": 0, "agree": 0, "fp": 0, "fn": 0, "fn_finalize": 0, "removed": 0, "not_compared": 0}
+    validation accepted them, graph finalize failed on them), "agree_finalize" (agreeing nodes
+    graph finalize failed on: the rules predicted it), "removed", "not_compared"}."""
+    t = {"nodes": 0, "agree": 0, "agree_finalize": 0, "fp": 0, "fn": 0, "fn_finalize": 0, "removed": 0,
+         "not_compared": 0}
     for r in rows.values():
         t[KINDS[r["kind"]]] += 1
         t["fn_finalize"] += r["kind"] == "FN" and r["backend"] == "refused-at-finalize"
+        t["agree_finalize"] += r["kind"] == "agree" and r["backend"] == "refused-at-finalize"
         t["nodes"] += r["kind"] in ("agree", "FP", "FN")
     return t
 
 
-def outcome(rows):
-    """qnnrules' whole-graph prediction from its node verdicts."""
+def outcome(rows, summary=None):
+    """qnnrules' whole-graph prediction: the session fails when the delegation report says so
+    (NHWC layout or graph finalize), else from its node verdicts."""
+    if summary and summary.get("session_failure"):
+        return "session-failure"
     return "cpu-fallback" if any(r["ours"] == "refused" for r in rows.values()) else "all-qnn"
 
 
@@ -164,8 +223,9 @@ def _pct(a, b):
     return f"{100.0 * a / b:.2f}%" if b else "n/a"
 
 
-def tables(data):
-    """Markdown: the totals, the model x config x SoC table, the FP/FN classes, build failures."""
+def tables(data, bisect=None):
+    """Markdown: the totals, the model x config x SoC table, the FP/FN classes, build failures,
+    and the bisection's runs (bisect_gather.json's cases) when given."""
     import collections
     cases = data["cases"]
     done = [c for c in cases if "nodes" in c]
@@ -178,16 +238,29 @@ def tables(data):
         t["graph_agree"] += c["ours_outcome"] == c["oracle"]["outcome"] or (
             c["ours_outcome"] == "cpu-fallback" and c["oracle"]["outcome"] == "session-failure")
     out = ["## Agreement", "",
-           "| cases | FX compute nodes compared | agree | FP (we refuse, backend runs) | FN (we delegate, backend refuses) | of which at graph finalize | removed by ORT | not compared | whole graph agree |",
-           "|---|---|---|---|---|---|---|---|---|",
-           f"| {t['graphs']} | {t['nodes']} | {t['agree']} ({_pct(t['agree'], t['nodes'])}) | {t['fp']} | {t['fn']} | "
-           f"{t['fn_finalize']} | {t['removed']} | {t['not_compared']} | {t['graph_agree']}/{t['graphs']} |", ""]
+           "| cases | FX compute nodes compared | agree | of which graph finalize fails, as predicted | FP (we refuse, backend runs) | FN (we delegate, backend refuses) | of which at graph finalize | removed by ORT | not compared | whole graph agree |",
+           "|---|---|---|---|---|---|---|---|---|---|",
+           f"| {t['graphs']} | {t['nodes']} | {t['agree']} ({_pct(t['agree'], t['nodes'])}) | {t['agree_finalize']} | "
+           f"{t['fp']} | {t['fn']} | {t['fn_finalize']} | {t['removed']} | {t['not_compared']} | "
+           f"{t['graph_agree']}/{t['graphs']} |", ""]
     outcomes = collections.Counter((c["oracle"]["outcome"], c["ours_outcome"]) for c in done)
-    out += ["Whole graph (rows: backend; columns: qnnrules' delegation report; a graph with a refused node"
-            " is `cpu-fallback` for us, and with ONNX Runtime a refused NHWC-laid-out node makes the session fail):", "",
-            "| backend \\ qnnrules | all-qnn | cpu-fallback |", "|---|---|---|"]
+    out += ["Whole graph (rows: backend; columns: qnnrules' delegation report for the `ort-qnn` path: "
+            "`session-failure` when it says the session fails — a refused node ORT laid out as NHWC, or "
+            "a variant graph finalize refuses — `cpu-fallback` when a node is refused, which also agrees "
+            "with a backend session failure):", "",
+            "| backend \\ qnnrules | all-qnn | cpu-fallback | session-failure |", "|---|---|---|---|"]
     for b in ("all-qnn", "cpu-fallback", "session-failure"):
-        out.append(f"| {b} | {outcomes[(b, 'all-qnn')]} | {outcomes[(b, 'cpu-fallback')]} |")
+        out.append(f"| {b} | {outcomes[(b, 'all-qnn')]} | {outcomes[(b, 'cpu-fallback')]} | "
+                   f"{outcomes[(b, 'session-failure')]} |")
+    et = [c for c in done if (c["qnnrules"].get("executorch") or {}).get("differs")]
+    if any("executorch" in c["qnnrules"] for c in done):
+        out += ["", f"Judged for ExecuTorch's path instead (`lowering=\"executorch\"`, the converted "
+                f"GraphModule's default): {len(et)} case(s) differ"
+                + (": " + "; ".join(f"{c['id']} ({OUTCOME[c['qnnrules']['executorch']['outcome']]} for ExecuTorch, "
+                                    f"{OUTCOME[c['ours_outcome']]} for ONNX Runtime; "
+                                    + ", ".join(f"`{n}`" for n in c['qnnrules']['executorch']['differs']) + ")"
+                                    for c in et)
+                   if et else "") + "."]
     out += ["", "## Per model, configuration and SoC", "",
             "Cell: backend outcome / qnnrules outcome · agreeing nodes/compared nodes · FP/FN "
             "(Q all compute nodes on QNN, C CPU fallback, F session failure; `build failed` when the "
@@ -254,16 +327,30 @@ def tables(data):
                 "e.g. the causal mask and RoPE tables, or exporter helpers); not compared:", "",
                 "| ONNX op | backend | nodes |", "|---|---|---|"]
         out += [f"| {op} | {b} | {n} |" for (op, b), n in sorted(unmapped.items(), key=lambda kv: -kv[1])]
+    if bisect:
+        out += ["", "## The V68 finalize failure, bisected", "",
+                "`tools/conformance/quantizer/bisect_gather.py` (`bisect_gather.json`): one Gather over a "
+                "quantized 128 x 64 table, then what the case says, then a quantized Sigmoid. Cell: graph "
+                "finalized (ok) or the session failed (F), and the datatype QNN's op validation logged for the "
+                "Gather's data.", ""]
+        bsocs = sorted({r["soc"] for r in bisect})
+        out += ["| case | what | ORT optimizations | " + " | ".join(bsocs) + " |", "|---|---|---|" + "---|" * len(bsocs)]
+        by = {(r["case"], r["soc"]): r for r in bisect}
+        for name in dict.fromkeys(r["case"] for r in bisect):
+            first = by[(name, bsocs[0])]
+            cells = [f"{'ok' if by[(name, so)]['outcome'] == 'finalized' else 'F'} "
+                     f"({by[(name, so)]['qnn_gather_data_type']})" if (name, so) in by else "" for so in bsocs]
+            out.append(f"| `{name}` | {first['what']} | {first['ort_optimizations']} | " + " | ".join(cells) + " |")
     v = data.get("versions", {})
     out += ["", "## Versions", ""] + [f"- {k}: {v[k]}" for k in sorted(v)]
     return "\n".join(out) + "\n"
 
 
-def write_doc(data, path):
+def write_doc(data, path, bisect=None):
     with open(path) as f:
         text = f.read()
     i, j = text.index(BEGIN), text.index(END)
-    new = text[:i + len(BEGIN)] + "\n" + tables(data) + text[j:]
+    new = text[:i + len(BEGIN)] + "\n" + tables(data, bisect) + text[j:]
     with open(path, "w") as f:
         f.write(new)
     return new != text
@@ -275,13 +362,18 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description="Prints (or writes into the doc) the tables of the Quantizer suite.")
     ap.add_argument("--data", default=os.path.join(ROOT, "tests", "conformance", "quantizer", "verdicts.json"))
     ap.add_argument("--write-doc", nargs="?", const=os.path.join(ROOT, "docs", "conformance-quantizer.md"))
+    ap.add_argument("--bisect", default=os.path.join(ROOT, "tests", "conformance", "quantizer", "bisect_gather.json"))
     a = ap.parse_args(argv)
     with open(a.data) as f:
         data = json.load(f)
+    bisect = None
+    if os.path.exists(a.bisect):
+        with open(a.bisect) as f:
+            bisect = json.load(f)["cases"]
     if a.write_doc:
-        write_doc(data, a.write_doc)
+        write_doc(data, a.write_doc, bisect)
     else:
-        sys.stdout.write(tables(data))
+        sys.stdout.write(tables(data, bisect))
 
 
 if __name__ == "__main__":

@@ -13,9 +13,13 @@ For every model x configuration x SoC (a case):
    config=CONFIG, strict=False)) -> 4 seeded random calibration batches -> convert_pt2e;
 2. predict: the converted GraphModule, as the user's quantizer.validate(converted) reads it
    (qnnrules.torch.to_dict), runs through
-   qnnrules.Engine(backend="htp", soc=SOC, strict=True).delegation(): per FX compute node,
-   delegated or a fallback (reason, code, message). The graph the engine read is saved as
-   graph format v1 JSON (tests/conformance/quantizer/graphs/*.json.gz), so the CTest re-validates it
+   qnnrules.Engine(backend="htp", soc=SOC, strict=True, lowering="ort-qnn").delegation(): per FX
+   compute node, delegated or a fallback (reason, code, message), and whether the session fails.
+   The lowering is the oracle's (ONNX Runtime's QNN EP), not the GraphModule's default
+   (ExecuTorch's): what ORT does to the encodings decides what QNN sees (bisect_gather.py). The
+   ExecuTorch judgement is recorded beside it (`qnnrules.executorch`: its outcome, what differs).
+   The graph the engine read is saved as graph format v1 JSON
+   (tests/conformance/quantizer/graphs/*.json.gz), so the CTest re-validates it
    without torch (tests/python/test_quantizer_oracle.py). The same converted module re-exported
    (torch.export, the `.pt2` path) must give the same verdicts (recorded as `pt2_agrees`);
 3. export: torch.onnx.export(dynamo=True, opset 21) of the same program: quantized_decomposed
@@ -39,6 +43,9 @@ For every model x configuration x SoC (a case):
    agree, FP (we refuse, the backend runs it), FN (we delegate, the backend refuses it: the
    acceptance wants none), removed (we delegate; ORT removed it before partitioning), not-compared
    (no ONNX node or no backend verdict). ONNX compute nodes that map to no FX node are listed.
+
+--repredict re-judges every recorded graph with today's rules against the recorded backend
+states (no torch, no oracle: after a rule change).
 
 Resumable: cases in the output file are skipped (unless --redo / --redo-failed), the file is
 rewritten after every case. ONNX models are stored once per distinct content
@@ -69,6 +76,7 @@ DEFAULT_CONFIGS = ["8a8w", "16a8w", "16a16w"]
 DEFAULT_SOCS = ["SM8350", "SM8650", "SM8750", "SM8850"]
 CALIBRATION_BATCHES = 4
 OPSET = 21
+PREDICTION = "qnnrules.Engine(backend='htp', soc=SOC, strict=True, lowering='ort-qnn').delegation(from_fx(program))"
 
 
 # --- models -----------------------------------------------------------------------------------
@@ -178,7 +186,6 @@ def _provenance(program, graph):
 def quantize_case(model_name, config, soc, onnx_dir, graph_dir):
     import torch
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
-    import qnnrules
     import qnnrules.torch as qt
     from qnnrules.pt2e import Quantizer
 
@@ -194,8 +201,9 @@ def quantize_case(model_name, config, soc, onnx_dir, graph_dir):
     converted = convert_pt2e(prepared)
     t_quant = time.time() - t0
 
-    # The prediction: the converted GraphModule as the user validates it (quantizer.validate).
-    engine = qnnrules.Engine(backend="htp", soc=soc, strict=True)
+    # The prediction: the converted GraphModule as the user validates it (quantizer.validate),
+    # judged for the path the oracle takes (ONNX Runtime's QNN EP: compare.LOWERING).
+    engine = C.engine(soc)
     structural = C.structural_targets()
 
     def predictions(program):
@@ -245,9 +253,24 @@ def quantize_case(model_name, config, soc, onnx_dir, graph_dir):
             fx, how = _fx_from_outputs(n, exported_names), "output-name"
         onnx_nodes.append({"name": n.name, "op": n.op_type, "exported_fx": fx, "fx": prov.get(fx),
                            "mapped_by": how if fx else None})
-    return {"file": fname, "graph": gname, "quantize_seconds": round(t_quant, 1), "export_seconds": round(t_export, 1),
+    return {"file": fname, "graph": gname, "graph_dict": graph_dict,  # graph_dict: not recorded
+            "quantize_seconds": round(t_quant, 1), "export_seconds": round(t_export, 1),
             "retyped_16bit_qdq": retyped, "retype_agrees": retype_agrees, "qnnrules": summary,
             "ours": ours, "onnx_nodes": onnx_nodes}
+
+
+def repredict(case, graph_dir):
+    """A recorded case re-judged with today's rules (its graph, its backend states); the
+    Quantizer-side checks (pt2_agrees, retype_agrees, in_process_diagnostics) stay as recorded."""
+    with gzip.open(os.path.join(graph_dir, case["graph"]), "rt") as f:
+        graph_dict = json.load(f)
+    structural = C.structural_targets()
+    ours, summary = C.predict(C.engine(case["soc"]), graph_dict, structural)
+    rows = C.rejudge(ours, case["nodes"], summary["fails_at_finalize"])
+    for k in ("pt2_agrees", "in_process_diagnostics"):
+        summary[k] = case["qnnrules"].get(k)
+    summary["executorch"] = C.executorch_view(case["soc"], graph_dict, rows, summary, structural)
+    return dict(case, qnnrules=summary, nodes=rows, totals=C.totals(rows), ours_outcome=C.outcome(rows, summary))
 
 
 # --- driver -----------------------------------------------------------------------------------
@@ -266,7 +289,7 @@ def header(socs):
     return {"backend": "htp", "versions": v, "opset": OPSET, "calibration_batches": CALIBRATION_BATCHES,
             "session": {"graph_optimization_level": "ORT default", "ep.context_enable": "1",
                         "provider": "QNN plugin EP, libQnnHtp.so"},
-            "prediction": "qnnrules.Engine(backend='htp', soc=SOC, strict=True).delegation(from_fx(program))",
+            "prediction": PREDICTION,
             "socs": socs}
 
 
@@ -279,6 +302,9 @@ def main(argv=None):
     ap.add_argument("--redo", action="store_true", help="rerun the selected cases")
     ap.add_argument("--redo-failed", action="store_true", help="rerun the cases whose build failed")
     ap.add_argument("--no-oracle", action="store_true", help="quantize, predict and export only")
+    ap.add_argument("--repredict", action="store_true",
+                    help="no torch, no oracle: re-judge every recorded graph with today's rules against the "
+                         "recorded backend states (after a rule change)")
     a = ap.parse_args(argv)
     # The Quantizer's annotation warnings (e.g. 16a16w on V68) are in the data as diagnostics.
     logging.getLogger("qnnrules").setLevel(logging.ERROR)
@@ -288,6 +314,16 @@ def main(argv=None):
     os.makedirs(graph_dir, exist_ok=True)
     socs = {s: (sid, arch) for s, sid, arch in SOCS}
     done = models_run.load(a.out)  # cases not selected are kept as recorded
+    if a.repredict:
+        with open(a.out) as f:
+            head = json.load(f)
+        head.pop("cases")
+        head["prediction"] = PREDICTION
+        for cid in sorted(done):
+            if "nodes" in done[cid]:
+                done[cid] = repredict(done[cid], graph_dir)
+        write(a.out, head, [done[k] for k in sorted(done)])
+        return
     want_socs = a.socs.split(",")
     todo = [(m, c, s) for m in a.models.split(",") for c in a.configs.split(",") for s in want_socs]
     for m, c, s in todo:
@@ -309,13 +345,16 @@ def main(argv=None):
             case["build_traceback"] = traceback.format_exc()[-1500:]
         if "file" in case and not a.no_oracle:
             r = models_run.run_case(os.path.join(onnx_dir, case["file"]), sid)
-            rows, unmapped = C.compare(case["ours"], case["onnx_nodes"], r["nodes"])
+            summary = case["qnnrules"]
+            rows, unmapped = C.compare(case["ours"], case["onnx_nodes"], r["nodes"], summary["fails_at_finalize"])
             case["oracle"] = {"outcome": r["outcome"], "session_error": r["session_error"],
                               "finalize_errors": r["finalize_errors"]}
             case["nodes"] = rows
             case["unmapped_onnx_nodes"] = unmapped
             case["totals"] = C.totals(rows)
-            case["ours_outcome"] = C.outcome(rows)
+            case["ours_outcome"] = C.outcome(rows, summary)
+            summary["executorch"] = C.executorch_view(soc, case["graph_dict"], rows, summary, C.structural_targets())
+        case.pop("graph_dict", None)
         if "oracle" in case:
             case.pop("ours", None)
             case.pop("onnx_nodes", None)

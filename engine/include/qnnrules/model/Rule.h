@@ -31,6 +31,16 @@ struct PortDecl {
   SourceMark mark;
 };
 
+// The value a constraint kind without a field of its own reads from YAML (a kind added by an
+// embedder or a test, validate/constraints/ConstraintKind.h): keyed by the kind's index in
+// constraintKinds(), stored and cached without the rest of the engine knowing the kind.
+struct KindValue {
+  uint16_t kind = 0;    // index into constraintKinds()
+  int64_t integer = 0;  // what the kind makes of these is its own business
+  double real = 0;
+  std::string text;
+};
+
 // What one variant allows on one port.
 struct PortConstraint {
   DatatypeSet datatypes;                // required, non-empty
@@ -47,7 +57,16 @@ struct PortConstraint {
   // violation is a warning and never keeps the node off the backend; the annotator still
   // writes the recommended value.
   uint16_t recommended = 0;
+  // The values of kinds that keep no field here (see KindValue); the built-in kinds above keep
+  // typed fields because the annotator, the docs and the remedies read them by name.
+  std::vector<KindValue> kindValues;
   SourceMark mark;
+
+  const KindValue* valueOf(uint16_t kind) const {
+    for (const KindValue& v : kindValues)
+      if (v.kind == kind) return &v;
+    return nullptr;
+  }
 };
 
 struct Variant {

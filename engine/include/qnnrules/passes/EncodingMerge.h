@@ -14,9 +14,12 @@
 namespace qnnrules {
 
 // Merges the encodings on either side of every no-op conversion (passes/Prune.h) whose input
-// is the only use of its producer's output and whose two per-tensor encodings of one integer
-// type differ; returns how many conversions it merged across. The producer's output, the
-// conversion's input and output and its users' input edges get the merged encoding.
+// is the only live use of its producer's output (dead users, which no graph output depends on,
+// are not in the model ORT runs) and whose two per-tensor encodings of one integer type differ:
+// the producer's output, the conversion's input and output and its users' input edges get the
+// merged encoding. Likewise a producer every live user of which reads it in one other encoding
+// of its type (a requantization with no node in between: the exporter dropped the cast).
+// Returns how many conversions and requantizations it merged across.
 size_t mergeEncodingsAcrossNoOpConversions(Graph& graph);
 
 }  // namespace qnnrules

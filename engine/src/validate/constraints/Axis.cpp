@@ -38,6 +38,13 @@ std::string docNote(const Rule& r, const Variant&, int port, const PortConstrain
   return c.axis ? sentence(r, port, c) : "";
 }
 
+// Another axis: only a per-channel spec has one to move.
+bool mutate(const PortConstraint& c, QuantSpec& s) {
+  if (!c.axis || !isPerChannel(s.qscheme)) return false;
+  s.chAxis = *c.axis + 1;
+  return true;
+}
+
 }  // namespace
 
 const ConstraintKind kAxisConstraint = {
@@ -49,6 +56,7 @@ const ConstraintKind kAxisConstraint = {
     .explain = explain,
     .summary = summary,
     .docNote = docNote,
+    .mutate = mutate,
 };
 
 }  // namespace qnnrules

@@ -44,6 +44,10 @@ std::string summary(const Rule&, const PortConstraint& c) {
   return c.bitwidths ? bitwidthSetText(c.bitwidths) + "-bit" : std::string();
 }
 
+bool admits(const PortConstraint& c, const PortType& t) {
+  return !t.quantized || !c.bitwidths || ((c.bitwidths >> t.bitwidth) & 1);
+}
+
 }  // namespace
 
 const ConstraintKind kBitwidthConstraint = {
@@ -55,6 +59,7 @@ const ConstraintKind kBitwidthConstraint = {
     .explain = explain,
     .summary = summary,
     .docNote = nullptr,
+    .admits = admits,
 };
 
 }  // namespace qnnrules

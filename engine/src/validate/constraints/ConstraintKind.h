@@ -1,10 +1,11 @@
 // One constraint kind (dtype, encoding, bit width, symmetric, axis, fixed scale/offset,
-// shared) is one unit: its YAML key and parser, its check, its sentence and diagnostic, and
-// its column in the supported-ops docs live together in constraints/<Kind>.cpp, which
-// fills one ConstraintKind. The loader, the validator and the docs walk the table
-// (constraintKinds()) instead of naming kinds, so adding a kind is one file, a line in the
-// table (ConstraintKinds.cpp), its PortConstraint field and its tests. See
-// docs/adding-a-constraint-kind.md.
+// shared) is one unit: its YAML key and parser, its check, its sentence and diagnostic, its
+// column in the supported-ops docs, what the annotator may write under it, and how the
+// mutation suite meets and breaks it live together in constraints/<Kind>.cpp, which fills one
+// ConstraintKind. The loader, the validator, the annotator, the rule cache and the docs walk
+// the table (constraintKinds()) instead of naming kinds, so adding a kind is one file, a line
+// in the table (ConstraintKinds.cpp) and its tests; its value goes in
+// PortConstraint::kindValues. See docs/adding-a-constraint-kind.md.
 #pragma once
 
 #include <cstdint>
@@ -71,6 +72,19 @@ struct ConstraintKind {
   void (*explainUnverifiable)(const Rule& rule, const PortConstraint& c, const BoundTensor& t, Diagnostic& d) = nullptr;
 
   bool required = false;  // the key must be given on every port constraint
+
+  // Annotation: whether a tensor of type `t` can meet `c` at all, judged before calibration
+  // (datatype, encoding, bit width; a fixed scale is written, not judged). The annotator narrows
+  // a weight to a width every kind of some variant admits. Null: admits everything.
+  bool (*admits)(const PortConstraint& c, const PortType& t) = nullptr;
+
+  // The mutation suite (tests/unit/RuleMutator.h): `satisfy` turns a spec the suite built for a
+  // variant into one that meets `c` (null: the suite's group solver already meets it, as for the
+  // built-in kinds, whose values shared ports intersect); `mutate` turns a spec meeting `c`
+  // into one that breaks it, false when it cannot (null: the kind selects variants or relates
+  // ports, and the suite mutates it on its own: dtype, shared).
+  void (*satisfy)(const PortConstraint& c, QuantSpec& s) = nullptr;
+  bool (*mutate)(const PortConstraint& c, QuantSpec& s) = nullptr;
 };
 
 // Reports the values of `used` that the backend's manifest does not list in `backend`.
@@ -89,8 +103,21 @@ void checkInsideBackend(const ConstraintParse& p, EnumSet<E> used, EnumSet<E> ba
   reportOutsideBackend(p, at, what, kindName, bad, allowed);
 }
 
-// Every kind, in the order the validator checks them and the docs summarize them.
+// Every kind, in the order the validator checks them and the docs summarize them: the built-in
+// table (ConstraintKinds.cpp), then kinds registered by an embedder.
 std::span<const ConstraintKind* const> constraintKinds();
+
+// Adds a kind after the built-in ones; for an embedder's (or a test's) own constraint, before
+// any rule is loaded: call it during static initialization or first thing in main. False (and
+// nothing added) once constraintKinds() has been read, when its key is taken, or when the
+// table is full (one bit per kind in KindMask).
+bool registerConstraintKind(const ConstraintKind& kind);
+
+// The index of the kind with YAML key `key` in constraintKinds() (a KindValue's `kind`), or -1.
+int kindIndex(std::string_view key);
+
+// Whether every kind admits a tensor of type `t` on `c` (see ConstraintKind::admits).
+bool admitsType(const PortConstraint& c, const PortType& t);
 
 // For each variant of `rule` and each of its ports (index variant * ports + port), the kinds
 // the port constraint uses, as bits over constraintKinds(): computed once per rule and graph,

@@ -2,25 +2,73 @@
 #include "ConstraintKind.h"
 
 #include <array>
+#include <atomic>
 #include <cstdio>
+#include <mutex>
+#include <vector>
 
 #include "ConstraintKindsList.h"
 
 namespace qnnrules {
 
+namespace {
+
+// The built-in kinds in check order: a node's violations are reported in this order, and the
+// docs summarize a port constraint in it.
+constexpr std::array<const ConstraintKind*, 8> kBuiltinKinds = {
+    &kDtypeConstraint,     &kEncodingConstraint, &kBitwidthConstraint,    &kSymmetricConstraint,
+    &kAxisConstraint,      &kScaleConstraint,    &kOffsetConstraint,      &kSharedConstraint,
+};
+constexpr size_t kMaxKinds = sizeof(KindMask) * 8;  // one bit per kind in a KindMask
+static_assert(kBuiltinKinds.size() <= kMaxKinds, "KindMask has one bit per kind");
+
+struct KindTable {
+  std::mutex mutex;
+  std::vector<const ConstraintKind*> kinds{kBuiltinKinds.begin(), kBuiltinKinds.end()};
+  std::atomic<bool> sealed{false};
+};
+
+KindTable& table() {
+  static KindTable t;
+  return t;
+}
+
+}  // namespace
+
 std::span<const ConstraintKind* const> constraintKinds() {
-  // Check order: a node's violations are reported in this order, and the docs summarize a
-  // port constraint in it.
-  static const std::array<const ConstraintKind*, 8> kinds = {
-      &kDtypeConstraint,     &kEncodingConstraint, &kBitwidthConstraint,    &kSymmetricConstraint,
-      &kAxisConstraint,      &kScaleConstraint,    &kOffsetConstraint,      &kSharedConstraint,
-  };
-  return kinds;
+  KindTable& t = table();
+  if (!t.sealed.load(std::memory_order_acquire)) {
+    std::lock_guard<std::mutex> lock(t.mutex);
+    t.sealed.store(true, std::memory_order_release);
+  }
+  return t.kinds;
+}
+
+bool registerConstraintKind(const ConstraintKind& kind) {
+  KindTable& t = table();
+  std::lock_guard<std::mutex> lock(t.mutex);
+  if (t.sealed.load(std::memory_order_acquire) || t.kinds.size() >= kMaxKinds) return false;
+  for (const ConstraintKind* k : t.kinds)
+    if (k->key == kind.key || kind.key == "recommended") return false;
+  t.kinds.push_back(&kind);
+  return true;
+}
+
+int kindIndex(std::string_view key) {
+  const std::span<const ConstraintKind* const> kinds = constraintKinds();
+  for (size_t k = 0; k < kinds.size(); ++k)
+    if (kinds[k]->key == key) return static_cast<int>(k);
+  return -1;
+}
+
+bool admitsType(const PortConstraint& c, const PortType& t) {
+  for (const ConstraintKind* k : constraintKinds())
+    if (k->admits && !k->admits(c, t)) return false;
+  return true;
 }
 
 std::vector<KindMask> activeKinds(const Rule& rule) {
   const std::span<const ConstraintKind* const> kinds = constraintKinds();
-  static_assert(sizeof(KindMask) * 8 >= 8, "one bit per kind");
   std::vector<KindMask> masks;
   masks.reserve(rule.variants.size() * rule.ports.size());
   for (const Variant& v : rule.variants)

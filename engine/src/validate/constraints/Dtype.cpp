@@ -19,6 +19,9 @@ void parse(const ConstraintParse& p, const strictyaml::Entry& e, const std::stri
 
 std::string summary(const Rule&, const PortConstraint& c) { return datatypeSetText(c.datatypes); }
 
+// The annotator's question: a tensor of this datatype can meet the port at all.
+bool admits(const PortConstraint& c, const PortType& t) { return c.datatypes.contains(t.datatype); }
+
 }  // namespace
 
 const ConstraintKind kDtypeConstraint = {
@@ -31,6 +34,7 @@ const ConstraintKind kDtypeConstraint = {
     .summary = summary,
     .docNote = nullptr,
     .required = true,
+    .admits = admits,
 };
 
 }  // namespace qnnrules

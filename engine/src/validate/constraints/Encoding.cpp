@@ -38,6 +38,29 @@ std::string summary(const Rule&, const PortConstraint& c) {
   return c.encodings.empty() ? std::string() : encodingSetText(c.encodings);
 }
 
+bool admits(const PortConstraint& c, const PortType& t) {
+  return !t.encoding || c.encodings.empty() || c.encodings.contains(*t.encoding);
+}
+
+// Per-tensor <-> per-channel, and block-wise -> per-channel.
+bool mutate(const PortConstraint& c, QuantSpec& s) {
+  if (c.encodings.empty()) return false;
+  if (!s.blockSize.empty()) {
+    s.blockSize.clear();
+  } else if (isPerChannel(s.qscheme)) {
+    s.qscheme = isSymmetric(s.qscheme) ? QScheme::kPerTensorSymmetric : QScheme::kPerTensorAffine;
+    s.chAxis.reset();
+    s.scales.resize(1);
+    s.zeroPoints.resize(1);
+  } else {
+    s.qscheme = isSymmetric(s.qscheme) ? QScheme::kPerChannelSymmetric : QScheme::kPerChannelAffine;
+    s.chAxis = c.axis.value_or(0);
+    s.scales.push_back(s.scales.front() * 2);
+    s.zeroPoints.push_back(s.zeroPoints.front());
+  }
+  return true;
+}
+
 }  // namespace
 
 const ConstraintKind kEncodingConstraint = {
@@ -49,6 +72,8 @@ const ConstraintKind kEncodingConstraint = {
     .explain = explain,
     .summary = summary,
     .docNote = nullptr,
+    .admits = admits,
+    .mutate = mutate,
 };
 
 }  // namespace qnnrules

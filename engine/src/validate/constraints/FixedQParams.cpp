@@ -130,6 +130,19 @@ void explainUnverifiable(const Rule& r, const PortConstraint& c, const BoundTens
   d.hint = "validate after calibration, or annotate the fixed scale and zero_point";
 }
 
+bool mutateScale(const PortConstraint& c, QuantSpec& s) {
+  if (!c.scale || s.scales.empty()) return false;
+  s.scales = {s.scales.front() * 2};
+  s.zeroPoints.resize(1);
+  return true;
+}
+
+bool mutateOffset(const PortConstraint& c, QuantSpec& s) {
+  if (!c.offset || s.zeroPoints.empty()) return false;
+  for (int64_t& zp : s.zeroPoints) zp += 1;
+  return true;
+}
+
 }  // namespace
 
 const ConstraintKind kScaleConstraint = {
@@ -143,6 +156,7 @@ const ConstraintKind kScaleConstraint = {
     .docNote = docNote,
     .unverifiable = unverifiable,
     .explainUnverifiable = explainUnverifiable,
+    .mutate = mutateScale,
 };
 
 const ConstraintKind kOffsetConstraint = {
@@ -154,6 +168,7 @@ const ConstraintKind kOffsetConstraint = {
     .explain = explainOffset,
     .summary = offsetSummary,
     .docNote = docNote,
+    .mutate = mutateOffset,
 };
 
 }  // namespace qnnrules

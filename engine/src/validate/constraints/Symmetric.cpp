@@ -38,6 +38,13 @@ std::string docNote(const Rule& r, const Variant&, int port, const PortConstrain
   return c.symmetric.value_or(false) ? sentence(r, port) : "";
 }
 
+bool mutate(const PortConstraint& c, QuantSpec& s) {
+  if (!c.symmetric.value_or(false)) return false;
+  s.qscheme = isPerChannel(s.qscheme) ? QScheme::kPerChannelAffine : QScheme::kPerTensorAffine;
+  for (int64_t& zp : s.zeroPoints) zp += 1;
+  return true;
+}
+
 }  // namespace
 
 const ConstraintKind kSymmetricConstraint = {
@@ -49,6 +56,7 @@ const ConstraintKind kSymmetricConstraint = {
     .explain = explain,
     .summary = summary,
     .docNote = docNote,
+    .mutate = mutate,
 };
 
 }  // namespace qnnrules
