@@ -60,7 +60,10 @@ def backend_ran_all(case):
             and all(r["backend"] in ("accepted", "removed") for r in case["nodes"].values()))
 
 
-def check_case(case, engine, structural, data=DATA):
+def check_case(case, engine, structural, data=DATA, oracle_engine=None):
+    """`engine` judges the float graph as the Quantizer does (the pt2e graph's own lowering);
+    `oracle_engine` (default: `engine`) the converted graph, for the oracle's path (ONNX Runtime's
+    QNN EP: conformance.quantizer.compare.engine where it exists)."""
     problems = []
     graph, _ = read_graph(case["float_graph"], data)
     base = engine.check(engine.annotate(graph, case["config"])).errors
@@ -77,9 +80,12 @@ def check_case(case, engine, structural, data=DATA):
         problems.append(f"the float graph with the recorded recipe has {len(errors.errors)} error(s), first: "
                         f"{str(errors.errors[0]).strip()[:200]}")
     converted, d = read_graph(case["graph"], data)
-    if engine.check(converted).errors:
+    judge = oracle_engine or engine
+    if judge.check(converted).errors:
         problems.append("the converted graph has errors with today's rules")
-    ours, _ = QC.predict(engine, d, structural)
+    ours, summary = QC.predict(judge, d, structural)
+    if summary.get("session_failure"):
+        problems.append(f"today's rules predict a session failure of the converted graph: {summary['session_failure']}")
     refused = sorted(n for n, v in ours.items() if v["ours"] != "delegated")
     if refused:
         problems.append(f"today's rules refuse {len(refused)} node(s) of the converted graph: {refused[:5]}")
