@@ -122,6 +122,29 @@ TEST(RecipeSearch, PlanDiffersBySocAndBothPlansValidateClean) {
   EXPECT_EQ(errorsWithRecipe(v75, g, "8a8w", now.yaml()), std::vector<std::string>{});
 }
 
+// The model suite's Llama decoder (transformers LlamaModel, float, tests/data/matrix/): the plan
+// for V75 puts 16a16w on every node that takes it, the plan for V68 moves what V68 gates, and
+// both validate clean but for the nodes no config puts on HTP (the attention mask's).
+TEST(RecipeSearch, PlanOnADecoderUses16a16wWhereverTheSocTakesIt) {
+  const Graph g = readGraph(kSource + "/tests/data/matrix/llama.float.json");
+  Engine v68 = builtinEngine("htp", "SM8350");
+  Engine v75 = builtinEngine("htp", "SM8650");
+  RecipeSearchResult old = planPrecision(v68, g);
+  RecipeSearchResult now = planPrecision(v75, g);
+  ASSERT_TRUE(old.ok() && now.ok());
+  EXPECT_TRUE(old.validatesClean) << old.text();
+  EXPECT_TRUE(now.validatesClean) << now.text();
+  EXPECT_NE(old.yaml(), now.yaml());
+  // Every node the V75 plan moves off 16a16w says why 16a16w failed there; V68 moves more.
+  for (const NodeChoice& c : now.choices) EXPECT_FALSE(c.why.empty()) << c.node << " " << c.to;
+  const size_t at16Now = now.nodesPerConfig.count("16a16w:per_channel") ? now.nodesPerConfig.at("16a16w:per_channel") : 0;
+  const size_t at16Old = old.nodesPerConfig.count("16a16w:per_channel") ? old.nodesPerConfig.at("16a16w:per_channel") : 0;
+  EXPECT_GT(at16Now, at16Old);
+  EXPECT_GT(old.choices.size(), now.choices.size());
+  // What stays on CPU is the same on both: no config fixes a node without a rule.
+  EXPECT_EQ(old.onCpu.size(), now.onCpu.size());
+}
+
 TEST(RecipeSearch, WarnModeJudgesLikeStrictMode) {
   const Graph g = readGraph(mixedGraph());
   RecipeSearchResult strict = suggestRecipe(builtinEngine("htp", "SM8350"), g, "16a16w");
