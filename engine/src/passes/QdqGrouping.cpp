@@ -42,12 +42,15 @@ size_t floatUngroupedQdqNodes(Graph& graph, const RuleSet& rules) {
   for (size_t t = 0; t < ruleOf.size(); ++t) ruleOf[t] = rules.findByTarget(graph.targets()[t]);
   // Per output: whether some node reads it without a Q/DQ in between (the fold leaves an edge
   // without its own encoding), the graph's output node included.
-  std::vector<std::vector<uint8_t>> readRaw(nodes.size());
+  // An output nothing reads (Split's unused part) asks for no QuantizeLinear.
+  std::vector<std::vector<uint8_t>> readRaw(nodes.size()), read(nodes.size());
   for (size_t i = 0; i < nodes.size(); ++i) readRaw[i].assign(nodes[i].outputs.size(), 0);
+  for (size_t i = 0; i < nodes.size(); ++i) read[i].assign(nodes[i].outputs.size(), 0);
   for (Node& n : nodes) {
     auto mark = [&](Argument& a) {
-      if (!a.qspec && a.tensor.node < nodes.size() && a.tensor.output < readRaw[a.tensor.node].size())
-        readRaw[a.tensor.node][a.tensor.output] = 1;
+      if (a.tensor.node >= nodes.size() || a.tensor.output >= readRaw[a.tensor.node].size()) return;
+      read[a.tensor.node][a.tensor.output] = 1;
+      if (!a.qspec) readRaw[a.tensor.node][a.tensor.output] = 1;
     };
     for (Argument& a : n.args) forEachTensorArg(a, mark);
     for (auto& kv : n.kwargs) forEachTensorArg(kv.second, mark);
@@ -74,7 +77,7 @@ size_t floatUngroupedQdqNodes(Graph& graph, const RuleSet& rules) {
       if (o >= node.outputs.size()) continue;
       const TensorMeta& m = node.outputs[o];
       if (m.qspec && !isFloatType(m.qspec->dtype) && !readRaw[i][o]) quantized = true;
-      else if (isFloatType(m.dtype)) unquantized = true;
+      else if (isFloatType(m.dtype) && read[i][o]) unquantized = true;
     }
     if (quantized && unquantized) ungrouped.push_back(i);
   }
