@@ -341,13 +341,15 @@ def torch_decompositions():
     return c
 
 
-def torch_linear_transpose(dtype="int8", name="torch_linear_transpose", act="uint8"):
+def torch_linear_transpose(dtype="int8", name="torch_linear_transpose", act="uint8", per_channel=False):
     """torch.onnx's linear: MatMul(x, Transpose(DequantizeLinear(W [out, in]))). ORT folds the
     Transpose into the constant and groups DQ -> MatMul -> Q (FullyConnected, static weight);
-    torch.onnx writes our Quantizer's linear weights per tensor."""
+    torch.onnx writes our Quantizer's linear weights per tensor; per channel, the axis moves
+    with the transpose (0 -> 1: the reader test checks it)."""
     c = Case(name)
     x = c.qdq(c.input("x", [1, 4, 16]), act, 0.01 if act == "uint8" else 0.0001, 128 if act == "uint8" else 32768)
-    w = c.weight("w", dtype, [8, 16], [0.01], [0])
+    w = (c.weight("w", dtype, [8, 16], [0.01 * (i + 1) for i in range(8)], [0] * 8, axis=0) if per_channel
+         else c.weight("w", dtype, [8, 16], [0.01], [0]))
     wt = c.op("Transpose", "aten.permute.default", "w_t", [w], [16, 8], attrs={"perm": [1, 0]})
     y = c.op("MatMul", "aten.matmul.default", "linear", [x, wt], [1, 4, 8])
     c.output(c.qdq(y, act, 0.05 if act == "uint8" else 0.001, 128 if act == "uint8" else 32768))
@@ -355,13 +357,14 @@ def torch_linear_transpose(dtype="int8", name="torch_linear_transpose", act="uin
 
 
 ONNX_ONLY = {"conv3d_float", "torch_scalar_operands", "torch_decompositions", "torch_linear_transpose",
-             "torch_linear_transpose_16a16w"}
+             "torch_linear_transpose_16a16w", "torch_linear_transpose_per_channel"}
 
 CASES = [conv_8a8w, linear_16a8w, matmul_16a16w, conv_16a4w, conv_16a16w, linear_16a4w_block, add_8a,
          lambda: sigmoid(1 / 255, "sigmoid_wrong_scale"), lambda: sigmoid(1 / 256, "sigmoid_right_scale"),
          no_rule, conv3d_float, constant_chain, conv_16a16w_uint16_weights, torch_scalar_operands,
          torch_decompositions, torch_linear_transpose,
-         lambda: torch_linear_transpose("int16", "torch_linear_transpose_16a16w", "uint16")]
+         lambda: torch_linear_transpose("int16", "torch_linear_transpose_16a16w", "uint16"),
+         lambda: torch_linear_transpose(name="torch_linear_transpose_per_channel", per_channel=True)]
 
 
 def broken_models(good, conv3d):
