@@ -11,6 +11,7 @@
 #include "qnnrules/passes/NumericChecks.h"
 #include "qnnrules/passes/Prune.h"
 #include "qnnrules/passes/QdqFold.h"
+#include "qnnrules/passes/QdqGrouping.h"
 #include "report/Remedies.h"
 
 namespace qnnrules {
@@ -163,7 +164,8 @@ static GraphSource sourceOf(const Graph& g) {
 
 void Engine::runPasses(RunReport& r, WorkingGraph& g, const RunOptions& options) const {
   DiagnosticList before;  // fold and annotation diagnostics, reported before the rules' ones
-  const BoundLowering* lowering = loweringFor(sourceOf(g.get()));
+  const GraphSource source = sourceOf(g.get());
+  const BoundLowering* lowering = loweringFor(source);
   if (lowering) {
     for (const auto& p : lowerings_->paths)
       if (p.get() == lowering->path) r.lowering = p;
@@ -198,6 +200,9 @@ void Engine::runPasses(RunReport& r, WorkingGraph& g, const RunOptions& options)
   // What the lowering path hands the backend: its merging of encodings across the conversions it
   // removes, then its encoding rewrites, before any rule judges.
   if (lowering && lowering->path->mergeEncodingsAcrossNoOps) r.mergedConversions = mergeEncodingsAcrossNoOpConversions(g.mutate());
+  // Then ORT groups each node with its Q/DQ nodes, or hands it to QNN as float (ONNX models).
+  if (lowering && lowering->path->floatUngroupedQdq && source == GraphSource::kOnnx && r.qdqNodesFolded > 0)
+    r.floatUngroupedNodes = floatUngroupedQdqNodes(g.mutate(), *rules_);
   if (lowering && !lowering->rewrites.empty()) r.rewrites = applyLoweringRewrites(g.mutate(), *rules_, *lowering);
   r.graph = g.share();
   const Graph& graph = *r.graph;

@@ -30,6 +30,7 @@ const std::string kPath =
     "description: a toy path\n"
     "default_for: [onnx]\n"
     "session_failure: {onnx_ops: [Conv], message: the session fails}\n"
+    "ungrouped_qdq_nodes: float\n"
     "rewrites:\n"
     "  - id: s16\n"
     "    rules: [htp.sigmoid]\n"
@@ -47,6 +48,7 @@ TEST(LoweringLoader, ReadsEveryKey) {
   ASSERT_EQ(p->defaultFor.size(), 1u);
   EXPECT_EQ(p->defaultFor[0], GraphSource::kOnnx);
   EXPECT_EQ(p->sessionFailureOnnxOps, std::vector<std::string>{"Conv"});
+  EXPECT_TRUE(p->floatUngroupedQdq);
   ASSERT_EQ(p->rewrites.size(), 1u);
   const LoweringRewrite& r = p->rewrites[0];
   EXPECT_EQ(r.port, "output");
@@ -56,7 +58,7 @@ TEST(LoweringLoader, ReadsEveryKey) {
   ASSERT_TRUE(r.setScale);
   EXPECT_DOUBLE_EQ(*r.setScale, 1.0 / 65536);
   EXPECT_EQ(r.setOffset, 0);
-  EXPECT_EQ(r.mark.toString(), "toy.yaml:7:5");
+  EXPECT_EQ(r.mark.toString(), "toy.yaml:8:5");
 }
 
 TEST(LoweringLoader, TyposAreErrorsWithLineAndColumn) {
@@ -65,11 +67,13 @@ TEST(LoweringLoader, TyposAreErrorsWithLineAndColumn) {
   } cases[] = {
       {"default_for: [onnx]", "default_for: [onxx]",
        "toy.yaml:4:14: unknown graph source 'onxx' in 'default_for'"},
-      {"    port: output\n", "    prot: output\n", "toy.yaml:11:5: unknown key 'prot' in rewrite 's16'"},
-      {"UFIXED_POINT_16}", "UFIXED_POINT_61}", "toy.yaml:9:20: unknown QNN datatype 'UFIXED_POINT_61' for port 'output' in 'when' of rewrite 's16'"},
+      {"    port: output\n", "    prot: output\n", "toy.yaml:12:5: unknown key 'prot' in rewrite 's16'"},
+      {"UFIXED_POINT_16}", "UFIXED_POINT_61}", "toy.yaml:10:20: unknown QNN datatype 'UFIXED_POINT_61' for port 'output' in 'when' of rewrite 's16'"},
       {"set: {scale: 1/65536, offset: 0}", "set: {scale: -1, offset: 0}",
-       "toy.yaml:12:18: 'scale' of 'set' of rewrite 's16' must be a positive number or a fraction"},
+       "toy.yaml:13:18: 'scale' of 'set' of rewrite 's16' must be a positive number or a fraction"},
       {"lowering: toy\n", "", "toy.yaml:1:1: the top level is missing required key 'lowering'"},
+      {"ungrouped_qdq_nodes: float", "ungrouped_qdq_nodes: flaot",
+       "toy.yaml:6:22: 'ungrouped_qdq_nodes' must be float or as_read"},
   };
   for (const Case& c : cases) {
     std::string text = kPath;

@@ -163,6 +163,27 @@ TEST(OnnxReader, RulesSplitOneOnnxOpByRankAndConstantInputs) {
   EXPECT_EQ(c3.target(nodeNamed(c3, "relu")), "aten.relu.default");
 }
 
+TEST(OnnxReader, ATransposeOfADequantizedWeightIsFoldedIntoIt) {
+  // torch.onnx's linear: MatMul(x, Transpose(DequantizeLinear(W [8, 16]))). As ORT's transpose
+  // optimizer, the reader transposes the constant: the MatMul reads W [16, 8] through its
+  // DequantizeLinear, and a per-channel axis moves with the permutation (0 -> 1).
+  for (const char* model : {"torch_linear_transpose.onnx", "torch_linear_transpose_per_channel.onnx"}) {
+    Graph g = prepared(model);
+    EXPECT_FALSE(g.findNode("w_t").has_value()) << model;
+    const Node& mm = nodeNamed(g, "linear");
+    EXPECT_EQ(g.target(mm), "aten.matmul.default");
+    ASSERT_TRUE(mm.args[1].qspec) << model;
+    const Node& w = g.node(mm.args[1].tensor.node);
+    EXPECT_EQ(w.kind, NodeKind::kParameter);
+    EXPECT_EQ(w.outputs[0].shape, (std::vector<int64_t>{16, 8}));
+    EXPECT_EQ(mm.args[1].qspec->dtype, ScalarType::kInt8);
+  }
+  Graph pc = prepared("torch_linear_transpose_per_channel.onnx");
+  const QuantSpec& spec = *nodeNamed(pc, "linear").args[1].qspec;
+  EXPECT_EQ(spec.scales.size(), 8u);
+  EXPECT_EQ(spec.chAxis, 1);
+}
+
 TEST(OnnxReader, AnOpNoRuleNamesKeepsItsOnnxTarget) {
   Graph g = prepared("no_rule.onnx");
   EXPECT_EQ(g.target(nodeNamed(g, "hardmax")), "onnx::Hardmax");

@@ -17,6 +17,7 @@
 #include "OnnxShapeInference.h"
 #include "CheckedArith.h"
 #include "OnnxTensorData.h"
+#include "OnnxTransposeFold.h"
 
 namespace qnnrules {
 namespace {
@@ -62,6 +63,7 @@ class Builder {
     const onnx::GraphProto& g = model_.graph();
     graph_.name = g.name();
     inferShapesIfNeeded();
+    foldTransposesOfDequantizedConstants(model_);
     if (Status st = collectTypes(); !st.isOk()) return st;
     for (const onnx::TensorProto& t : g.initializer()) constants_.addInitializer(t);
     std::vector<int> order;

@@ -12,8 +12,9 @@ namespace {
 
 using namespace strictyaml;  // NOLINT(google-build-using-namespace): the shared strict-YAML helpers
 
-constexpr std::array<std::string_view, 7> kTopKeys = {"version",         "lowering",         "description", "default_for",
-                                                      "session_failure", "noop_conversions", "rewrites"};
+constexpr std::array<std::string_view, 8> kTopKeys = {"version",         "lowering",         "description", "default_for",
+                                                      "session_failure", "noop_conversions", "ungrouped_qdq_nodes",
+                                                      "rewrites"};
 constexpr std::array<std::string_view, 2> kSessionKeys = {"onnx_ops", "message"};
 constexpr std::array<std::string_view, 8> kRewriteKeys = {"id", "rules", "when", "static", "scales_differ", "port", "set", "says"};
 constexpr std::array<std::string_view, 5> kSetKeys = {"dtype", "symmetric", "scale", "offset", "float"};
@@ -49,6 +50,16 @@ class LoweringLoader : public StrictYamlReader {
         } else {
           error(DiagCode::kInvalidValue, mark(e->value), "'noop_conversions' must be merge_encodings or keep_encodings",
                 "merge_encodings or keep_encodings", *s);
+        }
+      }
+    }
+    if (const Entry* e = top.get("ungrouped_qdq_nodes")) {
+      if (auto s = str(e->value, "'ungrouped_qdq_nodes'")) {
+        if (*s == "float" || *s == "as_read") {
+          p.floatUngroupedQdq = *s == "float";
+        } else {
+          error(DiagCode::kInvalidValue, mark(e->value), "'ungrouped_qdq_nodes' must be float or as_read", "float or as_read",
+                *s);
         }
       }
     }

@@ -37,6 +37,10 @@ void appendLowering(const RunReport& r, std::string& s) {
   if (r.mergedConversions)
     s += fmt::format("  merged encodings across {} removed no-op conversion(s) (the path's Q/DQ pair merging)\n",
                      r.mergedConversions);
+  if (r.floatUngroupedNodes)
+    s += fmt::format("  judged as float32: {} node(s) ONNX Runtime does not group with their Q/DQ nodes (an input or "
+                     "output without one); QNN HTP runs them in FP16\n",
+                     r.floatUngroupedNodes);
 }
 
 // "PATH: 12 op nodes checked against htp rules for SM8650 (HTP V75), strict mode: ..."

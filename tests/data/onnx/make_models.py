@@ -313,9 +313,58 @@ def fold_chains(m):
     return m
 
 
+# --- torch.onnx's forms of a pt2e-quantized graph (the Quantizer suite's exported models) ------
+# ONNX only: what they test is how ONNX Runtime groups the ONNX nodes with their Q/DQ nodes.
+
+def torch_scalar_operands():
+    """Add/Mul with a float scalar initializer and no DequantizeLinear (torch.onnx's RMSNorm
+    epsilon and attention scale): ORT does not group them with their Q/DQ, QNN gets float32
+    nodes (run in FP16): valid."""
+    c = Case("torch_scalar_operands")
+    x = c.qdq(c.input("x", [1, 16, 8]), "uint8", 0.01, 128)
+    c._const("eps", "float", [1e-6], [])
+    y = c.qdq(c.op("Add", "aten.add.Tensor", "add_eps", [x, "eps"], [1, 16, 8]), "uint8", 0.01, 128)
+    c._const("scale", "float", [0.25], [])
+    c.output(c.qdq(c.op("Mul", "aten.mul.Tensor", "mul_scale", [y, "scale"], [1, 16, 8]), "uint8", 0.003, 128))
+    return c
+
+
+def torch_decompositions():
+    """rsqrt -> Sqrt -> Reciprocal and silu -> Sigmoid -> Mul with no Q/DQ inside (torch.onnx's
+    decompositions of a quantized rsqrt and silu): float32 nodes for QNN (run in FP16): valid."""
+    c = Case("torch_decompositions")
+    x = c.qdq(c.input("x", [1, 16, 8]), "uint8", 0.01, 0)
+    s = c.op("Sqrt", "aten.sqrt.default", "sqrt", [x], [1, 16, 8])
+    r = c.qdq(c.op("Reciprocal", "aten.reciprocal.default", "rsqrt", [s], [1, 16, 8]), "uint8", 0.05, 0)
+    g = c.op("Sigmoid", "aten.sigmoid.default", "sigmoid", [r], [1, 16, 8])
+    c.output(c.qdq(c.op("Mul", "aten.mul.Tensor", "silu", [r, g], [1, 16, 8]), "uint8", 0.05, 10))
+    return c
+
+
+def torch_linear_transpose(dtype="int8", name="torch_linear_transpose", act="uint8", per_channel=False):
+    """torch.onnx's linear: MatMul(x, Transpose(DequantizeLinear(W [out, in]))). ORT folds the
+    Transpose into the constant and groups DQ -> MatMul -> Q (FullyConnected, static weight);
+    torch.onnx writes our Quantizer's linear weights per tensor; per channel, the axis moves
+    with the transpose (0 -> 1: the reader test checks it)."""
+    c = Case(name)
+    x = c.qdq(c.input("x", [1, 4, 16]), act, 0.01 if act == "uint8" else 0.0001, 128 if act == "uint8" else 32768)
+    w = (c.weight("w", dtype, [8, 16], [0.01 * (i + 1) for i in range(8)], [0] * 8, axis=0) if per_channel
+         else c.weight("w", dtype, [8, 16], [0.01], [0]))
+    wt = c.op("Transpose", "aten.permute.default", "w_t", [w], [16, 8], attrs={"perm": [1, 0]})
+    y = c.op("MatMul", "aten.matmul.default", "linear", [x, wt], [1, 4, 8])
+    c.output(c.qdq(y, act, 0.05 if act == "uint8" else 0.001, 128 if act == "uint8" else 32768))
+    return c
+
+
+ONNX_ONLY = {"conv3d_float", "torch_scalar_operands", "torch_decompositions", "torch_linear_transpose",
+             "torch_linear_transpose_16a16w", "torch_linear_transpose_per_channel"}
+
 CASES = [conv_8a8w, linear_16a8w, matmul_16a16w, conv_16a4w, conv_16a16w, linear_16a4w_block, add_8a,
          lambda: sigmoid(1 / 255, "sigmoid_wrong_scale"), lambda: sigmoid(1 / 256, "sigmoid_right_scale"),
-         no_rule, conv3d_float, constant_chain, conv_16a16w_uint16_weights]
+         no_rule, conv3d_float, constant_chain, conv_16a16w_uint16_weights, torch_scalar_operands,
+         torch_decompositions, torch_linear_transpose,
+         lambda: torch_linear_transpose("int16", "torch_linear_transpose_16a16w", "uint16"),
+         lambda: torch_linear_transpose(name="torch_linear_transpose_per_channel", per_channel=True)]
 
 
 def broken_models(good, conv3d):
@@ -383,7 +432,7 @@ def main():
         models[c.name] = m
         with open(os.path.join(out_dir, c.name + ".onnx"), "wb") as f:
             f.write(m.SerializeToString())
-        if c.name != "conv3d_float":
+        if c.name not in ONNX_ONLY:
             with open(os.path.join(out_dir, c.name + ".json"), "w") as f:
                 json.dump(c.graph_json(), f, indent=1)
                 f.write("\n")

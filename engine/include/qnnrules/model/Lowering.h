@@ -63,6 +63,10 @@ struct LoweringPath {
   // side into one (ORT: CastElimination, then DoubleQDQPairsRemover): the producer's output and
   // the conversion's users then carry the intersection of the two ranges.
   bool mergeEncodingsAcrossNoOps = false;
+  // The path hands QNN a node ORT does not group with its Q/DQ nodes (an input read without a
+  // DequantizeLinear, an output not only quantized) as a float32 node (passes/QdqGrouping.h);
+  // for graphs read from ONNX.
+  bool floatUngroupedQdq = false;
   SourceMark mark;
   std::string origin;                     // the rules directory it came from
 };

@@ -81,6 +81,8 @@ struct RunReport {
   std::vector<AppliedRewrite> rewrites;
   // No-op conversions the path removed and merged the encodings across (passes/EncodingMerge.h).
   size_t mergedConversions = 0;
+  // Nodes the path hands the backend as float32, not grouped with their Q/DQ nodes (passes/QdqGrouping.h).
+  size_t floatUngroupedNodes = 0;
   std::optional<AnnotateResult> annotation;  // its diagnostics are in `validation`
   // Every diagnostic in report order (fold, annotation, rules, quantization parameters) with
   // the mode applied, and the counts.
