@@ -8,12 +8,12 @@
 #include <functional>
 #include <limits>
 #include <optional>
-#include <queue>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "OnnxConstants.h"
 #include "OnnxModule.h"
+#include "OnnxNodeOrder.h"
 #include "OnnxShapeInference.h"
 #include "CheckedArith.h"
 #include "OnnxTensorData.h"
@@ -49,9 +49,7 @@ class Builder {
  private:
   Status fail(std::string message) { return Status(StatusCode::kSchemaError, name_ + ": " + message, name_); }
 
-  std::string nodeLabel(const onnx::NodeProto& n) const {
-    return "node '" + displayName(n) + "' (" + n.op_type() + ")";
-  }
+  static std::string nodeLabel(const onnx::NodeProto& n) { return onnxNodeLabel(n); }
   static std::string displayName(const onnx::NodeProto& n) {
     if (!n.name().empty()) return n.name();
     for (const std::string& o : n.output())
@@ -67,7 +65,7 @@ class Builder {
     if (Status st = collectTypes(); !st.isOk()) return st;
     for (const onnx::TensorProto& t : g.initializer()) constants_.addInitializer(t);
     std::vector<int> order;
-    if (Status st = topologicalOrder(order); !st.isOk()) return st;
+    if (std::optional<std::string> why = onnxNodeOrder(g, order)) return fail(*why);
     graph_.reserve(static_cast<size_t>(g.node_size() + g.input_size() + g.initializer_size() + 1));
     for (const onnx::ValueInfoProto& in : g.input()) {
       if (constants_.initializer(in.name())) continue;  // an initializer with a default: a constant
@@ -184,57 +182,6 @@ class Builder {
   }
 
   // Kahn's algorithm, lowest node index first, so a model already in order keeps its order.
-  Status topologicalOrder(std::vector<int>& order) {
-    const onnx::GraphProto& g = model_.graph();
-    std::unordered_map<std::string_view, int> producer;
-    for (int i = 0; i < g.node_size(); ++i)
-      for (const std::string& o : g.node(i).output()) {
-        if (o.empty()) continue;
-        if (!producer.emplace(o, i).second)
-          return fail("tensor '" + o + "' is produced twice (by " + nodeLabel(g.node(producer[o])) + " and " +
-                      nodeLabel(g.node(i)) + ")");
-      }
-    std::unordered_set<std::string_view> outside;  // graph inputs and initializers
-    for (const auto& v : g.input()) outside.insert(v.name());
-    for (const auto& t : g.initializer()) outside.insert(t.name());
-    std::vector<std::vector<int>> users(static_cast<size_t>(g.node_size()));
-    std::vector<int> pending(static_cast<size_t>(g.node_size()), 0);
-    for (int i = 0; i < g.node_size(); ++i) {
-      const onnx::NodeProto& n = g.node(i);
-      for (int k = 0; k < n.input_size(); ++k) {
-        const std::string& in = n.input(k);
-        if (in.empty() || outside.count(in)) continue;
-        auto p = producer.find(in);
-        if (p == producer.end()) {
-          const bool qdqParam = (n.op_type() == "QuantizeLinear" || n.op_type() == "DequantizeLinear") && k > 0;
-          return fail(nodeLabel(n) + " input " + std::to_string(k) + " '" + in + "' " +
-                      (qdqParam ? "is a missing initializer: no initializer, Constant node or graph input has that name"
-                                : "is unknown: no node, graph input or initializer produces it"));
-        }
-        users[static_cast<size_t>(p->second)].push_back(i);
-        ++pending[static_cast<size_t>(i)];
-      }
-    }
-    for (const auto& o : g.output())
-      if (!o.name().empty() && !outside.count(o.name()) && !producer.count(o.name()))
-        return fail("graph output '" + o.name() + "' is unknown: no node, graph input or initializer produces it");
-    std::priority_queue<int, std::vector<int>, std::greater<>> ready;
-    for (int i = 0; i < g.node_size(); ++i)
-      if (pending[static_cast<size_t>(i)] == 0) ready.push(i);
-    while (!ready.empty()) {
-      int i = ready.top();
-      ready.pop();
-      order.push_back(i);
-      for (int u : users[static_cast<size_t>(i)])
-        if (--pending[static_cast<size_t>(u)] == 0) ready.push(u);
-    }
-    if (order.size() == static_cast<size_t>(g.node_size())) return Status::ok();
-    for (int i = 0; i < g.node_size(); ++i)
-      if (pending[static_cast<size_t>(i)] > 0)
-        return fail("the graph has a cycle: " + nodeLabel(g.node(i)) + " depends on its own output");
-    return fail("the graph has a cycle");
-  }
-
   std::string uniqueName(const std::string& base) {
     std::string n = base.empty() ? "node" : base;
     for (int k = 2; graph_.findNode(n) || reserved_.count(n); ++k) n = base + "#" + std::to_string(k);
