@@ -8,21 +8,15 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
+#include "qnnrules/graph/PortType.h"
+
 namespace qnnrules {
 namespace {
 
 // The integer range a spec quantizes to (its dtype's when quant_min / quant_max are absent).
 std::pair<int64_t, int64_t> rangeOf(const QuantSpec& q) {
-  int64_t lo = 0, hi = 0;
-  switch (q.dtype) {
-    case ScalarType::kInt8: lo = -128, hi = 127; break;
-    case ScalarType::kUInt8: lo = 0, hi = 255; break;
-    case ScalarType::kInt16: lo = -32768, hi = 32767; break;
-    case ScalarType::kUInt16: lo = 0, hi = 65535; break;
-    case ScalarType::kInt32: lo = INT32_MIN, hi = INT32_MAX; break;
-    default: break;
-  }
-  return {q.quantMin.value_or(lo), q.quantMax.value_or(hi)};
+  const QuantRange full = fullQuantRange(q.dtype);
+  return {q.quantMin.value_or(full.min), q.quantMax.value_or(full.max)};
 }
 
 // ORT's QuantType for a spec; nullopt when it has none (2-bit, 32-bit, float).

@@ -27,7 +27,7 @@ from conformance.repair import compare as C  # noqa: E402
 DATA = C.load()
 CASES = [c for c in DATA["cases"] if C.repaired(c)]
 ORT_PATH = os.path.join(C.DATA, "ort.json")
-ORT = C.load(ORT_PATH)["cases"] if os.path.exists(ORT_PATH) else []
+ORT = C.load(ORT_PATH)["cases"]  # recorded by conformance.repair.ort
 STRUCTURAL = C.QC.structural_targets()
 # Repaired graphs the backend did not run whole, and why (docs/repair-recipes.md): not what the
 # repair changed. The Llama decoder on V68 fails graph finalize creating the q::Gather op of its
@@ -137,7 +137,6 @@ def test_a_recipe_missing_an_override_does_not_validate(tmp_path):
     assert any("with the recorded recipe has" in p for p in problems), problems
 
 
-@pytest.mark.skipif(not ORT, reason="no ONNX Runtime repair recorded")
 @pytest.mark.parametrize("case", ORT, ids=[c["id"] for c in ORT])
 def test_ort_overrides_repair_holds(case):
     assert not C.check_ort(case, engine(case["soc"]))
@@ -145,7 +144,6 @@ def test_ort_overrides_repair_holds(case):
     assert case["repaired"]["qnnrules"]["delegated"] == case["repaired"]["qnnrules"]["compute_nodes"]
 
 
-@pytest.mark.skipif(not ORT, reason="no ONNX Runtime repair recorded")
 def test_a_mutated_ort_record_fails():
     case = copy.deepcopy(ORT[0])
     case["repaired"]["outcome"] = "session-failure"

@@ -241,8 +241,7 @@ Annotator::Choice Annotator::choose(const Node& n) {
 
 void Annotator::run(const ConfigSelection& defaultSel) {
   default_ = compiled(defaultSel);
-  ruleOfTarget_.assign(g_.targets().size(), nullptr);
-  for (size_t t = 0; t < g_.targets().size(); ++t) ruleOfTarget_[t] = rules_.findByTarget(g_.targets()[t]);
+  ruleOfTarget_ = rules_.rulesOfTargets(g_.targets());
   if (recipe_) {
     const auto& ovs = recipe_->overrides;
     targetOverrides_.assign(g_.targets().size(), {});

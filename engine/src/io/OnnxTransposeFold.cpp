@@ -51,6 +51,8 @@ size_t foldTransposesOfDequantizedConstants(onnx::ModelProto& model) {
       if (valid) seen[static_cast<size_t>(d)] = true;
     }
     if (!valid) continue;
+    // Only the dims move: the engine reads a weight's shape and its DequantizeLinear's scales
+    // and zero points, never the weight's own elements, so their order is left as stored.
     std::vector<int64_t> dims(init.dims().begin(), init.dims().end());
     for (int d = 0; d < rank; ++d) init.set_dims(d, dims[static_cast<size_t>(perm[static_cast<size_t>(d)])]);
     // The per-channel (or block) axis moves to where the permutation puts it; per-tensor

@@ -58,6 +58,13 @@ const Rule* RuleSet::findByTarget(std::string_view target) const {
   return it == byTarget_.end() ? nullptr : &rules_[it->second];
 }
 
+std::vector<const Rule*> RuleSet::rulesOfTargets(const std::vector<std::string>& targets) const {
+  std::vector<const Rule*> out;
+  out.reserve(targets.size());
+  for (const std::string& t : targets) out.push_back(findByTarget(t));
+  return out;
+}
+
 const Rule* RuleSet::findById(std::string_view id) const {
   auto it = byId_.find(id);
   return it == byId_.end() ? nullptr : &rules_[it->second];

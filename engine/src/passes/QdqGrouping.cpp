@@ -38,14 +38,15 @@ void forEachTensorArg(Argument& a, F&& f) {
 
 size_t floatUngroupedQdqNodes(Graph& graph, const RuleSet& rules) {
   std::vector<Node>& nodes = graph.mutableNodes();
-  std::vector<const Rule*> ruleOf(graph.targets().size(), nullptr);
-  for (size_t t = 0; t < ruleOf.size(); ++t) ruleOf[t] = rules.findByTarget(graph.targets()[t]);
+  const std::vector<const Rule*> ruleOf = rules.rulesOfTargets(graph.targets());
   // Per output: whether some node reads it without a Q/DQ in between (the fold leaves an edge
   // without its own encoding), the graph's output node included.
   // An output nothing reads (Split's unused part) asks for no QuantizeLinear.
   std::vector<std::vector<uint8_t>> readRaw(nodes.size()), read(nodes.size());
-  for (size_t i = 0; i < nodes.size(); ++i) readRaw[i].assign(nodes[i].outputs.size(), 0);
-  for (size_t i = 0; i < nodes.size(); ++i) read[i].assign(nodes[i].outputs.size(), 0);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    readRaw[i].assign(nodes[i].outputs.size(), 0);
+    read[i].assign(nodes[i].outputs.size(), 0);
+  }
   for (Node& n : nodes) {
     auto mark = [&](Argument& a) {
       if (a.tensor.node >= nodes.size() || a.tensor.output >= readRaw[a.tensor.node].size()) return;

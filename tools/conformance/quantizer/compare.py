@@ -346,14 +346,20 @@ def tables(data, bisect=None):
     return "\n".join(out) + "\n"
 
 
-def write_doc(data, path, bisect=None):
+def splice_tables(path, generated):
+    """Replaces what stands between the doc's BEGIN and END markers with `generated`; True when
+    the doc changed. The repair suite's doc uses it too."""
     with open(path) as f:
         text = f.read()
     i, j = text.index(BEGIN), text.index(END)
-    new = text[:i + len(BEGIN)] + "\n" + tables(data, bisect) + text[j:]
+    new = text[:i + len(BEGIN)] + "\n" + generated + text[j:]
     with open(path, "w") as f:
         f.write(new)
     return new != text
+
+
+def write_doc(data, path, bisect=None):
+    return splice_tables(path, tables(data, bisect))
 
 
 def main(argv=None):

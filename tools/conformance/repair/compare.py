@@ -123,7 +123,6 @@ def check_ort(case, engine, data=DATA):
 
 # --- the tables of docs/repair-recipes.md -----------------------------------------------------
 
-BEGIN, END = "<!-- BEGIN GENERATED TABLES -->", "<!-- END GENERATED TABLES -->"
 OUTCOME = {"all-qnn": "Q", "cpu-fallback": "C", "session-failure": "F"}
 
 
@@ -172,13 +171,7 @@ def tables(data, ort=None):
 
 
 def write_doc(path, data, ort=None):
-    with open(path) as f:
-        text = f.read()
-    i, j = text.index(BEGIN), text.index(END)
-    new = text[:i + len(BEGIN)] + "\n" + tables(data, ort) + text[j:]
-    with open(path, "w") as f:
-        f.write(new)
-    return new != text
+    return QC.splice_tables(path, tables(data, ort))
 
 
 def main(argv=None):

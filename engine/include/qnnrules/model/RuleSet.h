@@ -28,6 +28,9 @@ class RuleSet {
   const std::string& backend() const { return backend_; }
   const std::vector<Rule>& rules() const { return rules_; }
   const Rule* findByTarget(std::string_view target) const;
+  // findByTarget for each of a graph's interned targets (Graph::targets()), indexed like them:
+  // the passes look a node's rule up by its targetId, once per distinct op rather than per node.
+  std::vector<const Rule*> rulesOfTargets(const std::vector<std::string>& targets) const;
   const Rule* findById(std::string_view id) const;
   // The entries of every rule naming this ONNX op type, in rule order; null when none.
   const std::vector<OnnxCandidate>* onnxCandidates(std::string_view opType) const;
