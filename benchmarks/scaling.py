@@ -16,6 +16,9 @@ simdjson parse of the same file (build/benchmarks/parse_floor), and prints:
   x parse    CPU relative to the simdjson parse of the same file
 
 --qnn-validate runs another binary on the same files (e.g. a build of main, for before/after).
+--baseline PATH runs a second binary side by side, interleaved with the first and the floor on
+every repeat, and adds its CPU and `x base` (this CPU over the baseline's). With --repeat N each
+figure is the minimum of N interleaved runs (the least-disturbed run of a noisy machine).
 """
 import argparse
 import os
@@ -31,6 +34,9 @@ NODES_PER_DECODER_LAYER = 76  # make_decoder_graph.py: layers * 76 + 16 nodes
 # name -> (generator arguments for a graph of about n nodes, SoC)
 SHAPES = {
     "decoder": (lambda n: ["make_decoder_graph.py", "--quant", "per-tensor", "--layers", layers(n)], "SM8650"),
+    # 8a8w specs on every port but no scales: the annotations of a graph before calibration.
+    "decoder-annotated": (lambda n: ["make_decoder_graph.py", "--quant", "annotated", "--layers", layers(n)],
+                          "SM8650"),
     "decoder-per-channel": (lambda n: ["make_decoder_graph.py", "--quant", "per-channel", "--layers", layers(n)],
                             "SM8650"),
     "decoder-block-wise": (lambda n: ["make_decoder_graph.py", "--quant", "block-wise", "--layers", layers(n)],
@@ -96,19 +102,21 @@ def main():
     ap.add_argument("--shapes", nargs="+", default=list(SHAPES), choices=list(SHAPES))
     ap.add_argument("--workdir", help="where generated graphs go (kept); default a temporary directory")
     ap.add_argument("--timeout", type=float, default=600)
+    ap.add_argument("--baseline", help="a second qnn-validate timed side by side (e.g. a build of an older commit)")
+    ap.add_argument("--repeat", type=int, default=1, help="interleaved runs per figure; the minimum is shown")
     ap.add_argument("--extra", nargs=argparse.REMAINDER, default=[],
                     help="more qnn-validate arguments, e.g. --extra --format json")
     a = ap.parse_args()
     qv = a.qnn_validate or os.path.join(a.build, "tools", "qnn-validate", "qnn-validate")
     floor = a.parse_floor or os.path.join(a.build, "benchmarks", "parse_floor")
-    for exe in (qv, floor):
+    for exe in (qv, floor) + ((a.baseline,) if a.baseline else ()):
         if not os.access(exe, os.X_OK):
             sys.exit(f"scaling: {exe} is not built (scripts/build.sh)")
     tmp = None if a.workdir else tempfile.TemporaryDirectory()
     work = a.workdir or tmp.name
     os.makedirs(work, exist_ok=True)
     print(f"{'shape':<22} {'nodes':>8} {'MB':>7} {'cpu s':>8} {'us/node':>8} {'x10k':>5} {'rss MB':>7} "
-          f"{'x parse':>7} {'rc':>3}")
+          f"{'x parse':>7} {'rc':>3}" + (f" {'base s':>8} {'x base':>6}" if a.baseline else ""))
     warmed = False
     for shape in a.shapes:
         gen, soc = SHAPES[shape]
@@ -122,19 +130,29 @@ def main():
             nodes = count_nodes(path)
             mb = os.path.getsize(path) / 1e6
             if not warmed:  # the first run of a working directory fills the rule cache: not measured
-                timed([qv, path, "--soc", soc] + a.extra, a.timeout)
+                for exe in (qv,) + ((a.baseline,) if a.baseline else ()):
+                    timed([exe, path, "--soc", soc] + a.extra, a.timeout)
                 warmed = True
-            run = timed([qv, path, "--soc", soc] + a.extra, a.timeout)
-            parse = timed([floor, path], a.timeout)
-            if run is None:
+            runs, parses, bases = [], [], []
+            for _ in range(max(1, a.repeat)):
+                runs.append(timed([qv, path, "--soc", soc] + a.extra, a.timeout))
+                parses.append(timed([floor, path], a.timeout))
+                if a.baseline:
+                    bases.append(timed([a.baseline, path, "--soc", soc] + a.extra, a.timeout))
+            if any(r is None for r in runs + bases):
                 print(f"{shape:<22} {nodes:>8} {mb:>7.1f} {'> ' + str(int(a.timeout)):>8}   (timed out)", flush=True)
                 continue
-            cpu, rss, rc = run
+            cpu, rss, rc = min(runs)
+            parse = min(p[0] for p in parses if p)
             per_node = cpu / nodes * 1e6
             base = base or per_node
-            ratio = cpu / parse[0] if parse and parse[0] > 0 else float("nan")
+            ratio = cpu / parse if parse > 0 else float("nan")
+            extra = ""
+            if bases:
+                bcpu = min(bases)[0]
+                extra = f" {bcpu:>8.2f} {cpu / bcpu:>6.2f}"
             print(f"{shape:<22} {nodes:>8} {mb:>7.1f} {cpu:>8.2f} {per_node:>8.2f} {per_node / base:>5.2f} "
-                  f"{rss:>7.0f} {ratio:>7.2f} {rc:>3}", flush=True)
+                  f"{rss:>7.0f} {ratio:>7.2f} {rc:>3}" + extra, flush=True)
     if tmp:
         tmp.cleanup()
 

@@ -158,6 +158,53 @@ TEST(GraphStreamedRead, ResolvesSharedReferencesAndInternsModulesAsItReads) {
   EXPECT_EQ(g.node(2).outputs[0].qspec->sharedWith->node, 1u);  // {"node": "r"}
 }
 
+// A long list of references (read with its lookups started ahead, GraphSchemaArgs.h) keeps
+// its order, and its errors name the element they are in, node by node and whole.
+std::string longCat(const std::vector<std::pair<size_t, std::string>>& replaced) {
+  constexpr size_t kInputs = 200;
+  std::string nodes, refs;
+  for (size_t i = 0; i < kInputs; ++i) {
+    nodes += R"({"name": "x)" + std::to_string(i) + R"(", "kind": "input", "outputs": [{"dtype": "float32", "shape": [1, 4]}]}, )";
+    std::string ref = R"({"ref": "x)" + std::to_string(i) + R"("})";
+    for (const auto& [at, text] : replaced)
+      if (at == i) ref = text;
+    refs += (i ? ", " : "") + ref;
+  }
+  return head(R"("nodes": [)" + nodes + R"({"name": "cat", "kind": "call", "target": "aten.cat.default", "args": [[)" +
+              refs + R"(], 0], "outputs": [{"dtype": "float32", "shape": [200, 4]}]}, {"name": "out", "kind": "output", "args": [[{"ref": "cat"}]]}]})");
+}
+
+TEST(GraphStreamedRead, LongListsOfReferencesKeepTheirOrderAndNameTheirErrors) {
+  const GraphReadResult ok = readGraphText(longCat({{7, "3"}, {120, R"([{"ref": "x1"}, null])"}}), "g.json");
+  ASSERT_TRUE(ok.ok()) << ok.status.message();
+  EXPECT_EQ(outcome(ok), outcome(readGraphText(longCat({{7, "3"}, {120, R"([{"ref": "x1"}, null])"}}), "g.json",
+                                               wholeDocument())));
+  const std::vector<Argument>& list = ok.graph.node(200).args[0].list;
+  ASSERT_EQ(list.size(), 200u);
+  for (size_t i = 0; i < list.size(); ++i) {
+    SCOPED_TRACE(i);
+    if (i == 7) {
+      EXPECT_EQ(list[i].kind, Argument::Kind::kInt);
+    } else if (i == 120) {
+      ASSERT_EQ(list[i].kind, Argument::Kind::kList);
+      EXPECT_EQ(list[i].list[0].tensor.node, 1u);
+    } else {
+      ASSERT_EQ(list[i].kind, Argument::Kind::kTensor);
+      EXPECT_EQ(list[i].tensor.node, i);
+    }
+  }
+  const std::string bad = longCat({{70, R"({"ref": "nope"})"}, {150, R"({"ref": "out"})"}, {199, R"({"ref": "x0", "output": 2})"}});
+  const GraphReadResult r = readGraphText(bad, "g.json");
+  ASSERT_FALSE(r.ok());
+  ASSERT_EQ(r.errors.size(), 3u) << outcome(r);
+  EXPECT_EQ(r.errors[0].port, "/nodes/200/args/0/70/ref");
+  EXPECT_NE(r.errors[0].message.find("unknown node 'nope'"), std::string::npos);
+  EXPECT_EQ(r.errors[1].port, "/nodes/200/args/0/150/ref");
+  EXPECT_NE(r.errors[1].message.find("comes after it"), std::string::npos);
+  EXPECT_EQ(r.errors[2].port, "/nodes/200/args/0/199/output");
+  EXPECT_EQ(outcome(r), outcome(readGraphText(bad, "g.json", wholeDocument())));
+}
+
 // A graph file of more than 16 MB: node-by-node reading gives back the text it has read, and
 // when an error turns up after that, reads the file again for the whole-document reading.
 std::string largeGraph(const std::string& lastNode) {

@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "GraphSchemaFields.h"
 #include "GraphSchemaPath.h"
 #include "qnnrules/graph/PortType.h"
 #include "qnnrules/io/GraphReader.h"
@@ -115,45 +116,7 @@ class Reader {
 
   std::optional<V> find(const V& obj, std::string_view key) const { return obj.get(key); }
 
-  // The values of an object's allowed keys, collected in one pass over its fields rather than
-  // one scan of the object per key looked up. An object has at most kMaxKeys allowed keys.
-  class Fields {
-   public:
-    // Callers name a key with the same string literal as in their fields() list, which the
-    // compiler stores once: comparing addresses finds it without comparing characters.
-    std::optional<V> get(std::string_view key) const {
-      for (size_t i = 0; i < count_; ++i)
-        if (keys_[i].data() == key.data() && keys_[i].size() == key.size()) return values_[i];
-      for (size_t i = 0; i < count_; ++i)
-        if (sameKey(keys_[i], key)) return values_[i];
-      return std::nullopt;
-    }
-    // The allowed keys differ in length almost always, so most comparisons end at once; keys
-    // of equal length are 4 to 16 bytes, compared as two overlapping words each rather than
-    // byte by byte or by a memcmp call.
-    static bool sameKey(std::string_view a, std::string_view b) {
-      const size_t n = a.size();
-      if (n != b.size()) return false;
-      if (n >= 8 && n <= 16) return word<uint64_t>(a, 0) == word<uint64_t>(b, 0) &&
-                                    word<uint64_t>(a, n - 8) == word<uint64_t>(b, n - 8);
-      if (n >= 4 && n < 8) return word<uint32_t>(a, 0) == word<uint32_t>(b, 0) &&
-                                  word<uint32_t>(a, n - 4) == word<uint32_t>(b, n - 4);
-      return a == b;
-    }
-    template <typename W>
-    static W word(std::string_view s, size_t at) {
-      W w;
-      std::memcpy(&w, s.data() + at, sizeof(W));
-      return w;
-    }
-
-   private:
-    friend class Reader;
-    static constexpr size_t kMaxKeys = 8;
-    std::array<std::string_view, kMaxKeys> keys_{};
-    std::array<std::optional<V>, kMaxKeys> values_{};
-    size_t count_ = 0;
-  };
+  using Fields = FieldValues<V>;
 
   // Reads an object's fields once: keeps the first value of each allowed key and reports
   // unknown and duplicate keys in field order, one check per key.
@@ -405,86 +368,12 @@ class Reader {
   // Calibration statistics (docs/graph-format.md "Statistics"): min/max as numbers or lists.
   std::optional<TensorStats> readStats(const V& st);
 
-  // Argument values: null, bool, int, float, string, lists, and tensor references.
-  Argument readValue(const V& v) {
-    Argument a;
-    switch (v.kind()) {
-      case Kind::kNull: a.kind = Argument::Kind::kNone; break;
-      case Kind::kBool: a.kind = Argument::Kind::kBool; a.b = v.boolean(); break;
-      case Kind::kInt:
-      case Kind::kUInt: a.kind = Argument::Kind::kInt; a.i = asInt64(v); break;
-      case Kind::kDouble: a.kind = Argument::Kind::kFloat; a.f = v.f64(); break;
-      case Kind::kString: a.kind = Argument::Kind::kString; a.s = std::string(v.str()); break;
-      case Kind::kArray:
-        a.kind = Argument::Kind::kList;
-        a.list.reserve(v.size());
-        v.forEach([&](size_t i, const V& e) {
-          PathScope s(path_, i);
-          where_.push_back(i);
-          a.list.push_back(readValue(e));
-          where_.pop_back();
-        });
-        break;
-      case Kind::kObject: readTensorRef(v, a); break;
-    }
-    return a;
-  }
-
-  void readTensorRef(const V& v, Argument& a) {
-    const Fields refFields = fields(v, {"ref", "output", "qspec"});
-    std::optional<V> ref = refFields.get("ref");
-    if (!ref) {
-      missing("ref", "a tensor reference {\"ref\": \"<node>\"}");
-      return;
-    }
-    std::string_view producer;
-    {
-      PathScope s(path_, "ref");
-      if (ref->kind() != Kind::kString) {
-        wrongType("the name of an earlier node", *ref);
-        return;
-      }
-      producer = ref->str();
-      auto idx = out_.graph.findNode(producer);
-      if (!idx) {
-        const std::string who(producer);
-        if (unread_.count(who)) return;  // a node with errors of its own, said above: not "comes after it"
-        if (producer == currentNode_)
-          error("node '" + who + "' uses its own output", "a node that comes before it", "\"" + who + "\"");
-        else if (namedLater(producer))
-          error("node uses '" + who + "', which comes after it (nodes must be in topological order)",
-                "a node that comes before it", "\"" + who + "\"");
-        else
-          error("unknown node '" + who + "'", "the name of an earlier node", "\"" + who + "\"");
-        return;
-      }
-      a.kind = Argument::Kind::kTensor;
-      a.tensor.node = *idx;
-    }
-    if (std::optional<V> output = refFields.get("output")) {
-      PathScope s(path_, "output");
-      if (auto o = integer<uint32_t>(*output, 0, UINT32_MAX - 1, "an output index")) a.tensor.output = *o;
-      const Node& p = out_.graph.node(a.tensor.node);
-      if (!p.outputs.empty() && a.tensor.output >= p.outputs.size())
-        error("node '" + std::string(producer) + "' has no output " + std::to_string(a.tensor.output),
-              "an index below " + std::to_string(p.outputs.size()), output->dump());
-    }
-    if (std::optional<V> q = refFields.get("qspec")) {
-      PathScope s(path_, "qspec");
-      if (q->kind() != Kind::kNull) a.qspec = readQSpec(*q);
-    }
-  }
-
-  // Whether some node of the document has this name. Only asked on the error path, so the
-  // set of all names is built then rather than for every graph.
-  bool namedLater(std::string_view name) {
-    if (allNames_.empty() && nodes_)
-      nodes_->forEach([&](size_t, const V& n) {
-        if (n.kind() != Kind::kObject) return;
-        if (auto nm = n.get("name"); nm && nm->kind() == Kind::kString) allNames_.emplace(nm->str());
-      });
-    return allNames_.count(name) != 0;
-  }
+  // Argument values: null, bool, int, float, string, lists, and tensor references
+  // (GraphSchemaArgs.h).
+  Argument readValue(const V& v);
+  void readList(const V& list, std::vector<Argument>& out);
+  void readTensorRef(const V& v, Argument& a);
+  bool namedLater(std::string_view name);
 
   std::optional<QuantSpec> readQSpec(const V& q);
   void checkRangeFitsDtype(const QuantSpec& spec);
@@ -514,4 +403,5 @@ class Reader {
 
 }  // namespace qnnrules::graphschema
 
+#include "GraphSchemaArgs.h"
 #include "GraphSchemaQuant.h"

@@ -48,6 +48,16 @@ class NameIndex {
   void prefetch(std::string_view name) const {
     if (!slots_.empty()) __builtin_prefetch(&slots_[hashOf(name) & mask()], /*rw=*/1);
   }
+  // The second step of a lookup started with prefetch() a little earlier, once its slot is in
+  // cache: starts loading what the matching entry's name is compared in (`addressOf(index)`),
+  // the other memory a find() of a name in a large table waits for.
+  template <typename AddressOf>
+  void prefetchEntry(std::string_view name, AddressOf&& addressOf) const {
+    if (slots_.empty()) return;
+    const uint32_t hash = hashOf(name);
+    const Slot& slot = slots_[hash & mask()];
+    if (slot.used() && slot.hash == hash) __builtin_prefetch(addressOf(slot.index()), /*rw=*/0);
+  }
 
  private:
   // 8 bytes: the index is stored plus one, so that 0 marks an empty slot (a graph has fewer
