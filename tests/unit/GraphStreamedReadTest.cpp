@@ -158,11 +158,15 @@ TEST(GraphStreamedRead, ResolvesSharedReferencesAndInternsModulesAsItReads) {
   EXPECT_EQ(g.node(2).outputs[0].qspec->sharedWith->node, 1u);  // {"node": "r"}
 }
 
-// A long list of references (read with its lookups started ahead, GraphSchemaArgs.h) keeps
-// its order, and its errors name the element they are in, node by node and whole.
+// A long list of references keeps its order, and its errors name the element they are in,
+// node by node and whole. The graph has 2^17 more nodes than the list, the size from which the
+// reader looks producers up ahead (kLargeGraph in GraphSchemaArgs.h).
 std::string longCat(const std::vector<std::pair<size_t, std::string>>& replaced) {
-  constexpr size_t kInputs = 200;
+  constexpr size_t kInputs = 200, kOthers = size_t{1} << 17;
   std::string nodes, refs;
+  nodes.reserve(kOthers * 80);
+  for (size_t i = 0; i < kOthers; ++i)
+    nodes += R"({"name": "o)" + std::to_string(i) + R"(", "kind": "input", "outputs": [{"dtype": "float32", "shape": [1]}]}, )";
   for (size_t i = 0; i < kInputs; ++i) {
     nodes += R"({"name": "x)" + std::to_string(i) + R"(", "kind": "input", "outputs": [{"dtype": "float32", "shape": [1, 4]}]}, )";
     std::string ref = R"({"ref": "x)" + std::to_string(i) + R"("})";
@@ -179,7 +183,8 @@ TEST(GraphStreamedRead, LongListsOfReferencesKeepTheirOrderAndNameTheirErrors) {
   ASSERT_TRUE(ok.ok()) << ok.status.message();
   EXPECT_EQ(outcome(ok), outcome(readGraphText(longCat({{7, "3"}, {120, R"([{"ref": "x1"}, null])"}}), "g.json",
                                                wholeDocument())));
-  const std::vector<Argument>& list = ok.graph.node(200).args[0].list;
+  const auto first = static_cast<uint32_t>(ok.graph.nodes().size() - 202);  // x0
+  const std::vector<Argument>& list = ok.graph.node(first + 200).args[0].list;
   ASSERT_EQ(list.size(), 200u);
   for (size_t i = 0; i < list.size(); ++i) {
     SCOPED_TRACE(i);
@@ -187,21 +192,22 @@ TEST(GraphStreamedRead, LongListsOfReferencesKeepTheirOrderAndNameTheirErrors) {
       EXPECT_EQ(list[i].kind, Argument::Kind::kInt);
     } else if (i == 120) {
       ASSERT_EQ(list[i].kind, Argument::Kind::kList);
-      EXPECT_EQ(list[i].list[0].tensor.node, 1u);
+      EXPECT_EQ(list[i].list[0].tensor.node, first + 1);
     } else {
       ASSERT_EQ(list[i].kind, Argument::Kind::kTensor);
-      EXPECT_EQ(list[i].tensor.node, i);
+      EXPECT_EQ(list[i].tensor.node, first + i);
     }
   }
   const std::string bad = longCat({{70, R"({"ref": "nope"})"}, {150, R"({"ref": "out"})"}, {199, R"({"ref": "x0", "output": 2})"}});
   const GraphReadResult r = readGraphText(bad, "g.json");
   ASSERT_FALSE(r.ok());
   ASSERT_EQ(r.errors.size(), 3u) << outcome(r);
-  EXPECT_EQ(r.errors[0].port, "/nodes/200/args/0/70/ref");
+  const std::string cat = "/nodes/" + std::to_string((size_t{1} << 17) + 200);
+  EXPECT_EQ(r.errors[0].port, cat + "/args/0/70/ref");
   EXPECT_NE(r.errors[0].message.find("unknown node 'nope'"), std::string::npos);
-  EXPECT_EQ(r.errors[1].port, "/nodes/200/args/0/150/ref");
+  EXPECT_EQ(r.errors[1].port, cat + "/args/0/150/ref");
   EXPECT_NE(r.errors[1].message.find("comes after it"), std::string::npos);
-  EXPECT_EQ(r.errors[2].port, "/nodes/200/args/0/199/output");
+  EXPECT_EQ(r.errors[2].port, cat + "/args/0/199/output");
   EXPECT_EQ(outcome(r), outcome(readGraphText(bad, "g.json", wholeDocument())));
 }
 

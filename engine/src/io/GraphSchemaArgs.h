@@ -29,9 +29,10 @@ Argument Reader<V>::readValue(const V& v) {
 }
 
 // A list's elements in order. In a long list of tensor references (a cat of 100k inputs,
-// the graph's outputs) each element's producer is looked up two steps ahead of reading it,
-// kAhead elements apart: its index slot, then its node, so that the lookups' cache misses
-// overlap instead of each element waiting for two.
+// the graph's outputs) of a graph whose name index has outgrown the cache, each element's
+// producer is looked up two steps ahead of reading it, kAhead elements apart: its index slot,
+// then its node, so that the lookups' cache misses overlap instead of each element waiting for
+// two. (In a smaller graph the extra lookups only cost: 5% more instructions on a 100k fan-in.)
 template <typename V>
 void Reader<V>::readList(const V& list, std::vector<Argument>& out) {
   auto readElement = [&](size_t i, const V& e) {
@@ -40,8 +41,8 @@ void Reader<V>::readList(const V& list, std::vector<Argument>& out) {
     out.push_back(readValue(e));
     where_.pop_back();
   };
-  constexpr size_t kAhead = 8, kRing = 2 * kAhead, kLong = 64;
-  if (list.size() < kLong) {
+  constexpr size_t kAhead = 8, kRing = 2 * kAhead, kLong = 64, kLargeGraph = size_t{1} << 17;
+  if (list.size() < kLong || out_.graph.nodes().size() < kLargeGraph) {
     list.forEach(readElement);
     return;
   }

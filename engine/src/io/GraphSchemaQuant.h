@@ -207,14 +207,14 @@ template <typename V>
 void Reader<V>::checkRangeFitsDtype(const QuantSpec& spec) {
   const QuantRange full = fullQuantRange(spec.dtype);
   if (full.min == full.max) return;  // float, bool: no integer range
-  const std::string dtype(scalarTypeName(spec.dtype));
-  const std::string values = dtype + " values " + std::to_string(full.min) + ".." + std::to_string(full.max);
   for (auto [key, value] : {std::pair{"quant_min", spec.quantMin}, std::pair{"quant_max", spec.quantMax}}) {
     if (!value || (*value >= full.min && *value <= full.max)) continue;
+    // Words only for an error: this runs for every spec of the graph.
+    const std::string dtype(scalarTypeName(spec.dtype));
     PathScope s(path_, key);
     error(std::string(key) + " " + std::to_string(*value) + " of node '" + std::string(currentNode_) +
               "' is not a value of its dtype " + dtype,
-          values, std::to_string(*value));
+          dtype + " values " + std::to_string(full.min) + ".." + std::to_string(full.max), std::to_string(*value));
   }
 }
 
