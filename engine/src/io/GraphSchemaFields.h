@@ -19,10 +19,15 @@ template <typename V>
 class FieldValues {
  public:
   // Callers name a key with the same string literal as in their fields() list, which the
-  // compiler stores once: comparing addresses finds it without comparing characters.
-  std::optional<V> get(std::string_view key) const {
-    for (size_t i = 0; i < count_; ++i)
-      if (keys_[i].data() == key.data() && keys_[i].size() == key.size()) return values_[i];
+  // compiler stores once: comparing addresses finds it without comparing characters. They ask
+  // for keys in the order of that list, so the search starts after the key found last: one
+  // comparison per key instead of up to eight, for every object of the graph.
+  [[gnu::always_inline]] std::optional<V> get(std::string_view key) const {
+    for (size_t k = 0, i = next_; k < count_; ++k, i = i + 1 == count_ ? 0 : i + 1)
+      if (keys_[i].data() == key.data() && keys_[i].size() == key.size()) {
+        next_ = i + 1 == count_ ? 0 : i + 1;
+        return values_[i];
+      }
     for (size_t i = 0; i < count_; ++i)
       if (sameKey(keys_[i], key)) return values_[i];
     return std::nullopt;
@@ -53,6 +58,7 @@ class FieldValues {
   std::array<std::string_view, kMaxKeys> keys_{};
   std::array<std::optional<V>, kMaxKeys> values_{};
   size_t count_ = 0;
+  mutable size_t next_ = 0;  // where get() starts looking
 };
 
 }  // namespace qnnrules::graphschema

@@ -60,7 +60,7 @@ std::optional<QuantSpec> Reader<V>::readQSpec(const V& q) {
       wrongType("{\"node\": name} or {\"edge\": [producer, consumer]}", *sw);
       return std::nullopt;
     }
-    const Fields sharedFields = fields(*sw, {"node", "output", "edge"});
+    const Fields sharedFields = fields(*sw, {"node", "edge", "output"});
     PendingShared p;
     p.node = self_;
     p.section = section_;

@@ -120,21 +120,28 @@ class Reader {
 
   // Reads an object's fields once: keeps the first value of each allowed key and reports
   // unknown and duplicate keys in field order, one check per key.
+  // Files mostly write an object's keys in one order, so the search for a key's slot starts
+  // after the previous key's.
   Fields fields(const V& obj, std::initializer_list<std::string_view> allowed) {
     Fields f;
     for (std::string_view a : allowed) f.keys_[f.count_++] = a;  // count_ <= kMaxKeys: callers' lists
-    seenKeys_.clear();
-    seenKeySet_.clear();
+    size_t next = 0;
+    bool unknownSeen = false;
     obj.forEachField([&](std::string_view key, const V& value) {
-      size_t slot = 0;
-      while (slot < f.count_ && !Fields::sameKey(f.keys_[slot], key)) ++slot;
-      const bool known = slot < f.count_;
-      const bool duplicate = known ? f.values_[slot].has_value() : seenBefore(key);
-      if (duplicate) {
-        duplicateKey(key);
+      size_t slot = next, tried = 0;
+      for (; tried < f.count_ && !Fields::sameKey(f.keys_[slot], key); ++tried) slot = slot + 1 == f.count_ ? 0 : slot + 1;
+      if (tried < f.count_) {
+        next = slot + 1 == f.count_ ? 0 : slot + 1;
+        if (f.values_[slot].has_value()) duplicateKey(key);
+        else f.values_[slot] = value;
         return;
       }
-      if (known) f.values_[slot] = value;
+      if (!unknownSeen) {  // the unknown keys of this object, each reported once
+        seenKeys_.clear();
+        seenKeySet_.clear();
+        unknownSeen = true;
+      }
+      if (seenBefore(key)) duplicateKey(key);
       else unknownKey(key, allowed);
     });
     return f;
@@ -206,7 +213,7 @@ class Reader {
       wrongType("a node object", n);
       return;
     }
-    const Fields nodeFields = fields(n, {"name", "kind", "target", "args", "kwargs", "outputs", "module", "meta"});
+    const Fields nodeFields = fields(n, {"name", "kind", "target", "module", "outputs", "args", "kwargs", "meta"});
     Node node;
     std::optional<V> name = nodeFields.get("name");
     if (!name) {
