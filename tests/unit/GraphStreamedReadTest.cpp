@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "../../engine/src/io/GraphStreamedRead.h"
 #include "qnnrules/io/GraphReader.h"
 #include "TestUtil.h"
 #include "qnnrules/io/GraphWriter.h"
@@ -135,6 +136,35 @@ INSTANTIATE_TEST_SUITE_P(
                   head(R"("nodes": [{"name": "x]]]]]]]]]]]]]]]]]]]]}}}}}}}}}}}}}}}}}}}}[[[[[[[[[[{{{{{{{{\"]", "kind": "input",
                        "module": "\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\", "outputs": [{"dtype": "float32"}]}]})")}),
     [](const auto& param) { return std::string(param.param.first); });
+
+// The scan reads 64 bytes at a time inside a node while they hold no backslash: strings full
+// of brackets, opening and closing at every offset of such a block, and a node ending at every
+// offset, read as the whole document does, with every node.
+TEST(GraphStreamedRead, BracketsInStringsAtEveryOffsetOfA64ByteBlock) {
+  std::string nodes;
+  size_t count = 0;
+  for (size_t pad = 0; pad < 130; ++pad, ++count) {
+    const std::string name = "n" + std::to_string(pad) + std::string(pad, '_');
+    nodes += (count ? ", " : "") + std::string(R"({"name": ")") + name + R"(", "kind": "input", "module": ")" +
+             std::string(pad % 70, '}') + "][{" + std::string(pad % 3, ']') + R"(", "outputs": [{"dtype": "float32", "shape": [)" +
+             std::to_string(pad) + "]}]}";
+  }
+  const std::string text = head(R"("nodes": [)" + nodes + "]}");
+  // Read node by node, not through the fallback to the whole document (which a wrong scan
+  // would take, with the same outcome).
+  std::string padded = text + std::string(256, ' ');
+  GraphReadResult streamed;
+  ASSERT_TRUE(readGraphStreamed(padded.data(), text.size(), 64, "g.json", streamed)) << outcome(streamed);
+  const GraphReadResult byNode = readGraphText(text, "g.json");
+  ASSERT_TRUE(byNode.ok()) << outcome(byNode);
+  EXPECT_EQ(outcome(streamed), outcome(byNode));
+  EXPECT_EQ(byNode.graph.nodes().size(), count);
+  EXPECT_EQ(byNode.graph.modulePath(byNode.graph.node(69)), std::string(69, '}') + "][{");
+  EXPECT_EQ(outcome(byNode), outcome(readGraphText(text, "g.json", wholeDocument())));
+  // One bracket too many in the last node's shape: the scan must not end a node early.
+  const std::string bad = text.substr(0, text.size() - 4) + "]]}]}";
+  EXPECT_EQ(outcome(readGraphText(bad, "g.json")), outcome(readGraphText(bad, "g.json", wholeDocument())));
+}
 
 // The references node-by-node reading resolves as it reads (PendingShared) point where the
 // whole document's do, and the module paths are interned once each.

@@ -53,6 +53,48 @@ inline uint32_t specialBytes(const char* p) {
 #endif
 }
 
+// The quotes, backslashes, opening and closing brackets among the kWide bytes at `p`, one bit
+// per byte. Reads kWide bytes (see specialBytes).
+constexpr size_t kWide = 64;
+struct WideMasks {
+  uint64_t quotes = 0, backslashes = 0, opens = 0, closes = 0;
+};
+inline WideMasks wideMasks(const char* p) {
+  WideMasks m;
+#if defined(__SSE2__)
+  for (size_t k = 0; k < kWide / 16; ++k) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+    auto bits = [&](__m128i eq) { return uint64_t(uint32_t(_mm_movemask_epi8(eq))) << (16 * k); };
+    m.quotes |= bits(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')));
+    m.backslashes |= bits(_mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
+    m.opens |= bits(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('{')), _mm_cmpeq_epi8(v, _mm_set1_epi8('['))));
+    m.closes |= bits(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('}')), _mm_cmpeq_epi8(v, _mm_set1_epi8(']'))));
+  }
+#else
+  for (size_t i = 0; i < kWide; ++i) {
+    const uint64_t bit = uint64_t{1} << i;
+    const char c = p[i];
+    if (c == '"') m.quotes |= bit;
+    else if (c == '\\') m.backslashes |= bit;
+    else if (c == '{' || c == '[') m.opens |= bit;
+    else if (c == '}' || c == ']') m.closes |= bit;
+  }
+#endif
+  return m;
+}
+
+// Bit i set when an odd number of the bits 0..i of x are: with x the quotes of a block without
+// escapes, the bytes from an opening quote up to (not including) its closing quote.
+inline uint64_t prefixXor(uint64_t x) {
+  x ^= x << 1;
+  x ^= x << 2;
+  x ^= x << 4;
+  x ^= x << 8;
+  x ^= x << 16;
+  x ^= x << 32;
+  return x;
+}
+
 // The first pass: a scan that finds the extent of each top-level value and of each node, and
 // checks the few bytes between them (whitespace, ':', ',', brackets) and that nothing is nested
 // deeper than the reader's limit (so that a file too deep is refused before any parse, and the
@@ -144,6 +186,27 @@ class LayoutScanner {
     size_t depth = 0;
     bool inString = false;
     for (size_t at = i_; at < size;) {
+      // Inside an object or array, 64 bytes at a time while they hold no backslash: which bytes
+      // are inside strings follows from the quotes alone, and only the brackets outside strings
+      // are visited (a node of a graph has a dozen brackets and a hundred quotes).
+      if (depth > 0 && size - at >= kWide) {
+        const WideMasks w = wideMasks(data + at);
+        if (w.backslashes == 0) {
+          const uint64_t inside = prefixXor(w.quotes) ^ (inString ? ~uint64_t{0} : 0);
+          inString = ((std::popcount(w.quotes) & 1) != 0) != inString;
+          for (uint64_t b = (w.opens | w.closes) & ~inside; b != 0; b &= b - 1) {
+            const size_t p = at + static_cast<size_t>(std::countr_zero(b));
+            if ((w.opens >> (p - at)) & 1) {
+              if (++depth + outerDepth > maxDepth_) return false;
+            } else if (--depth == 0) {
+              i_ = p + 1;
+              return true;
+            }
+          }
+          at += kWide;
+          continue;
+        }
+      }
       uint32_t mask = specialBytes(data + at);
       if (size - at < kBlock) mask &= (uint32_t{1} << (size - at)) - 1;  // the padding is not text
       size_t next = at + kBlock;
