@@ -32,6 +32,17 @@ void Engine::open() {
     ro.useEnvironment = options_.useEnvironment;
     registry_ = std::make_shared<RuleRegistry>(std::move(ro));
   }
+  // No backend named: the rules say which (a manifest's `default: true`). Resolved first, so that
+  // every report, even of a run that stops at the SoC, names the backend.
+  if (options_.backend.empty()) {
+    const RuleRegistry::DefaultBackendLoad& chosen = registry_->defaultBackend();
+    if (!chosen.status.isOk()) {
+      status_ = chosen.status;
+      loadErrors_ = chosen.errors;
+      return;
+    }
+    options_.backend = chosen.name;
+  }
 
   const RuleRegistry::SocLoad& socs = registry_->socs();
   if (!socs.status.isOk()) {

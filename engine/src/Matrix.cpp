@@ -58,6 +58,7 @@ CompatibilityMatrix compatibilityMatrix(const EngineOptions& base, const Graph& 
       EngineOptions o = base;
       o.soc = soc;
       opened.emplace(std::move(o));
+      if (m.backend.empty()) m.backend = opened->options().backend;  // none named: the rules' default
     }
     engines.push_back(std::make_unique<Engine>(opened->withSoc(soc)));
     if (!engines.back()->ok()) return stopped(std::move(m), engines.back()->status(), engines.back()->loadErrors());

@@ -42,9 +42,11 @@ def _installed_rules_dir():
 class Engine(_CoreEngine):
     """Rules of one backend for one SoC, loaded once.
 
-    Engine(backend="htp", soc=None, strict=True, rules=(), use_environment=True,
+    Engine(backend=None, soc=None, strict=True, rules=(), use_environment=True,
            builtin_rules_dir=None, backend_options=None, require_full_delegation=None, lowering=None)
 
+    ``backend``: None opens the backend whose manifest says ``default: true`` (htp in the bundled
+    rules); :attr:`backend` then names it.
     ``soc``: None checks the reference quantizer's default (SM8750), and reports say so.
     ``rules``: overlay directories searched after $QNNRULES_PATH (``use_environment``); a rule
     whose id exists replaces it, a new id adds an op. ``backend_options``: {name: value} or
@@ -54,7 +56,7 @@ class Engine(_CoreEngine):
     :class:`ConfigError` (with a did-you-mean) for an unknown backend, SoC or option.
     """
 
-    def __init__(self, backend="htp", soc=None, strict=True, rules=(), use_environment=True,
+    def __init__(self, backend=None, soc=None, strict=True, rules=(), use_environment=True,
                  builtin_rules_dir=None, backend_options=None, require_full_delegation=None, lowering=None):
         if builtin_rules_dir is None:
             builtin_rules_dir = _installed_rules_dir()

@@ -191,7 +191,7 @@ class RunReport:
     def baseline(self) -> dict[str, Any] | None: ...
 
 class Engine:
-    def __init__(self, backend: str = "htp", soc: str | None = None, strict: bool = True,
+    def __init__(self, backend: str | None = None, soc: str | None = None, strict: bool = True,
                  rules: Sequence[_Path] = ..., use_environment: bool = True,
                  builtin_rules_dir: _Path | None = None, backend_options: Sequence[str] = ...,
                  require_full_delegation: bool | None = None,

@@ -77,10 +77,12 @@ class Quantizer(_TorchaoQuantizer):
     ``qnnrules`` logger. ``existing``: what annotate() does with annotations already on the
     graph: "replace" them (default) or "error" (raise :class:`qnnrules.AnnotationError`
     naming the annotated nodes). ``engine``: an open :class:`qnnrules.Engine` to use instead of
-    opening one from backend, soc, strict and ``rules`` (overlay directories).
+    opening one from backend, soc, strict and ``rules`` (overlay directories); ``backend`` None
+    is the rules' default backend (the manifest saying ``default: true``; htp in the bundled
+    rules).
     """
 
-    def __init__(self, backend="htp", soc="SM8750", config="16a8w", recipe=None, strict=True,
+    def __init__(self, backend=None, soc="SM8750", config="16a8w", recipe=None, strict=True,
                  rules=(), existing="replace", engine=None, name=None, *, is_qat=False, act_observer=None,
                  act_symmetric=False, eps=None, is_conv_per_channel=None, is_linear_per_channel=None,
                  is_embedding_per_channel=None):

@@ -14,13 +14,13 @@
 namespace qnnrules::python {
 namespace {
 
-std::unique_ptr<Engine> openEngine(const std::string& backend, const std::optional<std::string>& soc, bool strict,
-                                   const std::vector<std::filesystem::path>& rules, bool useEnvironment,
+std::unique_ptr<Engine> openEngine(const std::optional<std::string>& backend, const std::optional<std::string>& soc,
+                                   bool strict, const std::vector<std::filesystem::path>& rules, bool useEnvironment,
                                    const std::optional<std::filesystem::path>& builtinRulesDir,
                                    const std::vector<std::string>& backendOptions,
                                    std::optional<bool> requireFullDelegation, const std::optional<std::string>& lowering) {
   EngineOptions o;
-  o.backend = backend;
+  if (backend) o.backend = *backend;  // None: the backend whose manifest says `default: true`
   if (soc) o.soc = *soc;  // None: the default SoC, and reports say so
   o.mode = strict ? Mode::kStrict : Mode::kWarn;
   o.ruleDirs = rules;
@@ -243,7 +243,7 @@ void bindEngine(py::module_& m) {
                      "Rules of one backend for one SoC. Raises qnnrules.RuleError when rules, SoC, backend or "
                      "backend options are wrong. `rules` are overlay directories (after QNNRULES_PATH): a rule "
                      "with an existing id replaces it, a new id adds an op.");
-  engine.def(py::init(&openEngine), py::arg("backend") = "htp", py::arg("soc") = py::none(), py::arg("strict") = true,
+  engine.def(py::init(&openEngine), py::arg("backend") = py::none(), py::arg("soc") = py::none(), py::arg("strict") = true,
            py::arg("rules") = std::vector<std::filesystem::path>{}, py::arg("use_environment") = true,
            py::arg("builtin_rules_dir") = py::none(), py::arg("backend_options") = std::vector<std::string>{},
            py::arg("require_full_delegation") = py::none(), py::arg("lowering") = py::none())

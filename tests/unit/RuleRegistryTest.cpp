@@ -210,6 +210,7 @@ TEST(Engine, OpensAndValidatesOrReportsWhyNot) {
   d.write("socs.yaml", kSocs);
   d.write("htp/a.yaml", ruleFile(opRule("htp.relu", "aten.relu.default")));
   EngineOptions o;
+  o.backend = "htp";  // no manifest says `default: true` here
   o.builtinRulesDir = d.path();
   o.useEnvironment = false;
   o.soc = "SM8650";

@@ -1,7 +1,7 @@
 // qnn-rules: inspect and check the rule tables.
 //
 //   qnn-rules lint [--rules DIR]...           load every backend, report every error (exit 1 on any)
-//   qnn-rules list [--backend B]              one line per rule
+//   qnn-rules list [--backend B]              one line per rule (default: the manifest saying `default: true`)
 //   qnn-rules explain RULE_ID [--backend B]   description, targets, ports, variants, gates, file:line
 //   qnn-rules docs [--out DIR] [--check]      write (or check) DIR/<backend>.md for every backend, and DIR/index.md
 #include <CLI/CLI.hpp>
@@ -82,6 +82,17 @@ int lint(RuleRegistry& reg) {
     std::cout << "lowering: " << escapeControls(lowerings.status.message()) << "\n";
     errors += std::max<size_t>(1, lowerings.errors.size());
   }
+  // At most one manifest may say `default: true`; none is allowed (then a backend must be named).
+  const RuleRegistry::DefaultBackendLoad& chosen = reg.defaultBackend();
+  for (const Diagnostic& d : chosen.errors) print(d);
+  if (chosen.status.isOk()) {
+    std::cout << "default backend: " << chosen.name << "\n";
+  } else if (chosen.status.code() == StatusCode::kInvalidArgument) {
+    std::cout << "default backend: none (no manifest says `default: true`)\n";
+  } else {
+    std::cout << "default backend: " << escapeControls(chosen.status.message()) << "\n";
+    errors += std::max<size_t>(1, chosen.errors.size());
+  }
   std::vector<std::string> backends = reg.availableBackends();
   if (backends.empty()) {
     std::cout << "no backends found in the rules search path\n";
@@ -105,7 +116,17 @@ int lint(RuleRegistry& reg) {
   return errors == 0 ? kExitOk : kExitLintErrors;
 }
 
-const RuleSet* open(RuleRegistry& reg, const std::string& backend) {
+const RuleSet* open(RuleRegistry& reg, const std::string& named) {
+  std::string backend = named;
+  if (backend.empty()) {  // none named: the one whose manifest says `default: true`
+    const RuleRegistry::DefaultBackendLoad& chosen = reg.defaultBackend();
+    for (const Diagnostic& d : chosen.errors) std::cerr << formatText(d);
+    if (!chosen.status.isOk()) {
+      std::cerr << "qnn-rules: error: " << escapeControls(chosen.status.message()) << "\n";
+      return nullptr;
+    }
+    backend = chosen.name;
+  }
   const BackendLoad& load = reg.backend(backend);
   if (load.status.isOk()) return load.rules.get();
   for (const Diagnostic& d : load.errors) std::cerr << formatText(d);
@@ -226,7 +247,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "qnn-rules " QNNRULES_VERSION);
   app.require_subcommand(1);
   std::vector<std::string> dirs;
-  std::string backend = "htp";
+  std::string backend;  // empty: the backend whose manifest says `default: true`
   std::string ruleId;
   app.footer(
       "Exit codes:\n"
@@ -241,11 +262,12 @@ int main(int argc, char** argv) {
   app.fallthrough();  // `qnn-rules lint --rules DIR` as well as `qnn-rules --rules DIR lint`
   CLI::App* lintCmd = app.add_subcommand("lint", "load every backend and report every error");
   CLI::App* listCmd = app.add_subcommand("list", "list a backend's rules");
-  listCmd->add_option("--backend", backend, "backend")->capture_default_str();
+  listCmd->add_option("--backend", backend,
+                      "backend (default: the backend whose manifest says `default: true`, htp in the bundled rules)");
   CLI::App* explainCmd = app.add_subcommand("explain", "show one rule in full");
   explainCmd->add_option("rule", ruleId, "rule id (or ATen target)")->required();
   CLI::Option* explainBackend =
-      explainCmd->add_option("--backend", backend, "backend (default: the rule id's prefix, else htp)");
+      explainCmd->add_option("--backend", backend, "backend (default: the rule id's prefix, else the rules' default backend)");
   std::string outDir = "docs/supported-ops";
   bool check = false;
   CLI::App* docsCmd = app.add_subcommand("docs", "generate the supported-ops reference from the rules");

@@ -68,7 +68,10 @@ std::optional<int> parseCommandLine(int argc, char** argv, CliOptions& o) {
                  "graph file: a torch.export archive (.pt2), an ONNX model, or a JSON graph (format v1)");
   app.footer(kExitCodeTable);
   // Names are case-insensitive, like --soc: backends are folder names in lower case.
-  app.add_option("--backend", o.backend, "backend: htp, lpai, gpu")->transform(lowerCase)->capture_default_str();
+  app.add_option("--backend", o.backend,
+                 "backend, a folder of the rules directories (htp, lpai, gpu in the bundled rules); default: the "
+                 "backend whose manifest says `default: true` (htp in the bundled rules)")
+      ->transform(lowerCase);
   auto* soc = app.add_option("--soc", o.soc,
                              "target SoC, e.g. SM8650 (see --list-socs); 'all' or a comma list for a "
                              "compatibility matrix")

@@ -16,7 +16,7 @@ constexpr int kExitBadInput = 2;
 
 struct CliOptions {
   std::string graphPath;
-  std::string backend = "htp";
+  std::string backend;  // empty: the backend whose manifest says `default: true`
   std::string soc = qnnrules::kDefaultSoc;  // shown in --help; reports say when it was not chosen
   bool socGiven = false;
   std::string lowering;     // rules/lowering/<name>.yaml; empty: the input's default path

@@ -29,7 +29,9 @@ class WorkingGraph;
 }
 
 struct EngineOptions {
-  std::string backend = "htp";
+  // Empty: the backend whose manifest says `default: true` (RuleRegistry::defaultBackend). The
+  // engine stores the name it resolved in options().backend, which reports print.
+  std::string backend;
   std::string soc;                               // empty: kDefaultSoc, and reports say so
   Mode mode = Mode::kStrict;
   std::vector<std::filesystem::path> ruleDirs;   // overlays, after QNNRULES_PATH

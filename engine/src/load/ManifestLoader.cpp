@@ -16,8 +16,8 @@ namespace {
 
 using namespace strictyaml;  // NOLINT(google-build-using-namespace): the shared strict-YAML helpers
 
-constexpr std::array<std::string_view, 12> kManifestKeys = {
-    "version", "backend", "description", "extends", "exclude", "datatypes", "encodings",
+constexpr std::array<std::string_view, 13> kManifestKeys = {
+    "version", "backend", "description", "default", "extends", "exclude", "datatypes", "encodings",
     "symmetric", "hardware", "quantized", "why_not_quantized", "delegation"};
 constexpr std::array<std::string_view, 3> kDelegationKeys = {"require_full_delegation", "input_quantize_on_cpu",
                                                              "output_dequantize_on_cpu"};
@@ -42,6 +42,10 @@ class ManifestLoader : public StrictYamlReader {
     };
     requiredString("backend", out.backend);
     requiredString("description", out.description);
+    if (const Entry* e = m.get("default")) {
+      if (auto b = boolean(e->value, in("default"))) out.isDefault = *b;
+      out.defaultMark = mark(e->value);
+    }
     if (const Entry* e = m.get("extends")) {
       if (auto s = str(e->value, in("extends"))) out.extends = *s;
       out.extendsMark = mark(e->value);

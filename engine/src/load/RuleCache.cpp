@@ -29,7 +29,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // Bump when a stored type or the layout changes: files of another version are ignored.
-constexpr uint32_t kFormatVersion = 5;  // 4: hardware columns (SoC versions, gates) as data; 5: kind values
+constexpr uint32_t kFormatVersion = 6;  // 4: hardware columns (SoC versions, gates) as data; 5: kind values; 6: a manifest's `default`, the default backend
 constexpr char kMagic[8] = {'Q', 'N', 'N', 'R', 'C', 'A', 'C', 'H'};
 // magic, format version, digest, payload checksum, payload size.
 constexpr size_t kHeaderBytes = sizeof kMagic + 4 + 8 + 8 + 8;
@@ -349,6 +349,21 @@ void RuleCache::writeBackendOptions(const RuleRegistry::BackendOptionsLoad& load
   w(load.table->all().size());
   for (const auto& [backend, specs] : load.table->all()) w(backend), w(specs);
   writePayload("backend_options", w.finish());
+}
+
+std::optional<std::string> RuleCache::readDefaultBackend() {
+  return decode<std::string>(readPayload("default_backend"), [](rulecache::Reader& r) {
+    std::string name;
+    r(name);
+    return name;
+  });
+}
+
+void RuleCache::writeDefaultBackend(const std::string& name) {
+  if (!enabled()) return;
+  rulecache::Writer w;
+  w(name);
+  writePayload("default_backend", w.finish());
 }
 
 }  // namespace qnnrules

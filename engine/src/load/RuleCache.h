@@ -1,6 +1,6 @@
 // The compiled rule cache: what the registry loaded (a backend's rule table with its manifest,
-// the SoC table, the quantization configs, the backend options), stored in binary form so the
-// next process reads it instead of parsing YAML.
+// the SoC table, the quantization configs, the backend options, the default backend's name),
+// stored in binary form so the next process reads it instead of parsing YAML.
 //
 // Keyed by a digest of the search path: every directory and rule file under it (names, sizes
 // and the content of every YAML file, so an edit that keeps size and mtime counts too), the
@@ -48,6 +48,8 @@ class RuleCache {
   void writeQuantConfigs(const RuleRegistry::QuantConfigLoad& load);
   std::optional<RuleRegistry::BackendOptionsLoad> readBackendOptions();
   void writeBackendOptions(const RuleRegistry::BackendOptionsLoad& load);
+  std::optional<std::string> readDefaultBackend();
+  void writeDefaultBackend(const std::string& name);
 
  private:
   uint64_t digest();  // computed on first use

@@ -65,7 +65,7 @@ void fields(A& a, R& m) {
   a(m.backend), a(m.description), a(m.extends), a(m.extendsMark), a(m.exclude), a(m.datatypes), a(m.encodings);
   a(m.symmetric), a(m.hardware), a(m.hardwareMark), a(m.quantized), a(m.whyNotQuantized);
   a(m.delegation.requireFullDelegation), a(m.delegation.inputQuantizeOnCpu), a(m.delegation.outputDequantizeOnCpu);
-  a(m.mark);
+  a(m.isDefault), a(m.defaultMark), a(m.mark);
 }
 
 template <typename A, typename R>
@@ -130,7 +130,7 @@ static_assert(sizeof(Variant) == 224, "a field of Variant changed: list it in fi
 static_assert(sizeof(OnnxMapping) == 192, "a field of OnnxMapping changed: list it in fields() above");
 static_assert(sizeof(Rule) == 408, "a field of Rule changed: list it in fields() above");
 static_assert(sizeof(Exclusion) == 104, "a field of Exclusion changed: list it in fields() above");
-static_assert(sizeof(BackendManifest) == 352, "a field of BackendManifest changed: list it in fields() above");
+static_assert(sizeof(BackendManifest) == 384, "a field of BackendManifest changed: list it in fields() above");
 static_assert(sizeof(HardwareGate) == 72, "a field of HardwareGate changed: list it in fields() above");
 static_assert(sizeof(HardwareColumn) == 88, "a field of HardwareColumn changed: list it in fields() above");
 static_assert(sizeof(SocHardware) == 72, "a field of SocHardware changed: list it in fields() above");

@@ -147,8 +147,6 @@ const BackendLoad& RuleRegistry::backendLocked(const std::string& name, std::vec
 
 namespace {
 
-constexpr const char* kManifestName = "backend.yaml";
-
 // Rules merged from several sources: the parent's (inherited) and each search-path directory.
 class Merger {
  public:
@@ -276,6 +274,22 @@ const HardwareColumn* RuleRegistry::hardwareColumn(const BackendManifest& manife
   return nullptr;
 }
 
+bool RuleRegistry::readableSearchDir(size_t index, DiagnosticList& errors) const {
+  const fs::path& dir = searchPath_[index];
+  if (dir.empty()) return false;
+  if (!isDir(dir)) {
+    errors.push_back(loadError(DiagCode::kInvalidValue,
+        "rules directory " + displayPath(dir) + " does not exist" +
+        (index == 0 ? " (built-in rules not found; set QNNRULES_BUILTIN_RULES)" : "")));
+    return false;
+  }
+  if (walkRuleTree(dir, options_.limits).tooLarge) {
+    errors.push_back(loadError(DiagCode::kInvalidValue, ruleTreeTooLargeMessage(dir, options_.limits)));
+    return false;
+  }
+  return true;
+}
+
 BackendLoad RuleRegistry::loadBackend(const std::string& name, std::vector<std::string>& chain) {
   BackendLoad result;
   if (name.empty() || name.find('/') != std::string::npos || name.find("..") != std::string::npos) {
@@ -288,17 +302,7 @@ BackendLoad RuleRegistry::loadBackend(const std::string& name, std::vector<std::
   bool found = false;
   for (size_t di = 0; di < searchPath_.size(); ++di) {
     const fs::path& dir = searchPath_[di];
-    if (dir.empty()) continue;
-    if (!isDir(dir)) {
-      result.errors.push_back(loadError(DiagCode::kInvalidValue,
-          "rules directory " + displayPath(dir) + " does not exist" +
-          (di == 0 ? " (built-in rules not found; set QNNRULES_BUILTIN_RULES)" : "")));
-      continue;
-    }
-    if (walkRuleTree(dir, options_.limits).tooLarge) {
-      result.errors.push_back(loadError(DiagCode::kInvalidValue, ruleTreeTooLargeMessage(dir, options_.limits)));
-      continue;
-    }
+    if (!readableSearchDir(di, result.errors)) continue;
     if (isDir(dir / name) && name != "lowering") found = true;
     fs::path file = dir / name / kManifestName;
     std::error_code ec;

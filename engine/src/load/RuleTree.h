@@ -13,6 +13,9 @@
 
 namespace qnnrules {
 
+// A backend's manifest: <backend>/backend.yaml (BackendManifest.h).
+inline constexpr const char* kManifestName = "backend.yaml";
+
 struct RuleTree {
   std::vector<std::filesystem::path> yamlFiles;    // regular *.yaml / *.yml files, sorted
   std::vector<std::filesystem::path> directories;  // every folder below the root, sorted

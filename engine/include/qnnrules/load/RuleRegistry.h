@@ -12,6 +12,9 @@
 // backend's own files (built-in, then overlays) replace inherited rules by id or add new ones.
 // Asking for the parent never reads the child.
 //
+// Which backend opens when none is named is data too: the one whose manifest says
+// `default: true` (defaultBackend()). Exactly one backend of the search path may say it.
+//
 // The registry owns every data file of the search path, each kind under one overlay rule, so
 // that `qnn-rules lint` checks exactly what `qnn-validate` reads:
 //   <backend>/**/*.yaml      rules: a rule with a known id replaces it, a new id adds one
@@ -86,6 +89,17 @@ class RuleRegistry {
   // Backends found in the search path (directory names that contain YAML files).
   std::vector<std::string> availableBackends() const;
 
+  // The backend whose manifest says `default: true`: the one an engine opens when none is
+  // named. Every manifest of the search path is read (the first of each backend counts, as in
+  // backend()); two saying it are an error naming both, none an error asking for a backend
+  // (kInvalidArgument). Loaded on first call, cached, thread-safe.
+  struct DefaultBackendLoad {
+    std::string name;  // empty on failure
+    Status status;
+    DiagnosticList errors;
+  };
+  const DefaultBackendLoad& defaultBackend();
+
   struct SocLoad {
     std::shared_ptr<const SocTable> table;
     Status status;
@@ -124,6 +138,9 @@ class RuleRegistry {
   // `chain` holds the backends whose loading is under way (to report `extends` cycles).
   const BackendLoad& backendLocked(const std::string& name, std::vector<std::string>& chain);
   BackendLoad loadBackend(const std::string& name, std::vector<std::string>& chain);
+  DefaultBackendLoad loadDefaultBackend() const;
+  // Whether searchPath_[index] can be read as a rules directory; if not, says why in `errors`.
+  bool readableSearchDir(size_t index, DiagnosticList& errors) const;
   // The SoC table's column the manifest's `hardware` names (its gates' versions), or null with
   // an error in `errors`.
   const HardwareColumn* hardwareColumn(const BackendManifest& manifest, DiagnosticList& errors);
@@ -142,6 +159,7 @@ class RuleRegistry {
   std::unique_ptr<QuantConfigLoad> quantConfigs_;                 // guarded by mu_
   std::unique_ptr<BackendOptionsLoad> backendOptions_;            // guarded by mu_
   std::unique_ptr<LoweringLoad> lowerings_;                       // guarded by mu_
+  std::unique_ptr<DefaultBackendLoad> defaultBackend_;            // guarded by mu_
   std::unique_ptr<RuleCache> cache_;                              // guarded by mu_
 };
 

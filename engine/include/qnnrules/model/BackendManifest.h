@@ -1,7 +1,8 @@
 // What a backend's rule table is built from (rules/<backend>/backend.yaml): its description,
 // the backend it extends and the targets it excludes from it, and the backend-wide facts that
 // narrow every variant (datatypes and encodings the backend has at all, symmetric-only
-// quantization, the hardware column it runs on, whether it takes quantized types).
+// quantization, the hardware column it runs on, whether it takes quantized types), and whether
+// it is the backend used when none is named.
 #pragma once
 
 #include <optional>
@@ -52,6 +53,10 @@ struct BackendManifest {
   std::string hardware;
   SourceMark hardwareMark;
   DelegationFacts delegation;
+  // `default: true`: the backend an engine opens when none is named (exactly one manifest of the
+  // search path may say it; RuleRegistry::defaultBackend). The mark is the value's position.
+  bool isDefault = false;
+  SourceMark defaultMark;
   SourceMark mark;                       // the manifest file
 };
 
