@@ -25,7 +25,8 @@ std::string cellText(const MatrixCell& c) {
   switch (c.verdict.kind) {
     case VerdictKind::kValid: return "valid";
     case VerdictKind::kValidWithCpuFallback: return fmt::format("cpu {}%", c.verdict.cpuPercent);
-    case VerdictKind::kInvalid: return fmt::format("INVALID {}", c.errors);
+    case VerdictKind::kInvalid:
+      return fmt::format("INVALID {}{}", c.errors, c.fullDelegationProblems.empty() ? "" : " + whole");
     case VerdictKind::kSessionFailure: return "SESSION FAILS";
   }
   return "";
@@ -38,16 +39,25 @@ CompatibilityMatrix compatibilityMatrix(const EngineOptions& base, const Graph& 
   m.graph = graph.name;
   m.backend = base.backend;
   m.mode = base.mode;
-  // The SoCs: named, or every one of the table (read through a first engine).
+  // The SoCs: named, or every one of the table the backend runs on (its manifest's hardware
+  // column: all of them for HTP, those with an LPAI for lpai), read through a first engine.
   EngineOptions first = base;
   std::vector<std::unique_ptr<Engine>> engines;
   if (isAll(options.socs)) {
+    // The probe opens on the default SoC, which the backend need not run on: only its rules
+    // and the SoC table are read from it.
     first.soc.clear();
     Engine probe(first);
-    if (!probe.ok()) return stopped(std::move(m), probe.status(), probe.loadErrors());
     const RuleRegistry::SocLoad& socs = probe.registry().socs();
     if (!socs.status.isOk()) return stopped(std::move(m), socs.status, socs.errors);
-    for (const SocInfo& s : socs.table->all()) m.socs.push_back(s.name);
+    const std::string& backend = probe.options().backend;
+    const BackendLoad* load = backend.empty() ? nullptr : &probe.registry().backend(backend);
+    if (!load || !load->status.isOk()) {
+      if (!probe.ok()) return stopped(std::move(m), probe.status(), probe.loadErrors());
+      return stopped(std::move(m), load->status, load->errors);
+    }
+    for (const SocInfo& s : socs.table->all())
+      if (checkSocRequirement(load->manifest.get(), backend, s, *socs.table).isOk()) m.socs.push_back(s.name);
   } else {
     m.socs = options.socs;
   }
@@ -107,6 +117,7 @@ CompatibilityMatrix compatibilityMatrix(const EngineOptions& base, const Graph& 
       cell.verdict = judge(r.failed(), r.delegation);
       cell.computeNodes = r.delegation.computeNodes;
       cell.cpuNodes = r.delegation.computeNodes - r.delegation.delegatedComputeNodes;
+      cell.fullDelegationProblems = r.delegation.fullDelegationProblems;  // empty unless required and not met
     }
     for (size_t s = 0; s < m.socs.size(); ++s) {
       if (judgeOf[s] == s) continue;
@@ -145,7 +156,10 @@ std::string CompatibilityMatrix::text() const {
     while (!out.empty() && out.back() == ' ') out.pop_back();
     out += "\n";
   }
-  out += "cells: valid, cpu N% (valid with N% of compute nodes on CPU), INVALID N (errors), SESSION FAILS\n";
+  const bool whole = std::any_of(cells.begin(), cells.end(), [](const MatrixCell& c) { return !c.fullDelegationProblems.empty(); });
+  out += std::string("cells: valid, cpu N% (valid with N% of compute nodes on CPU), INVALID N (errors") +
+         (whole ? "; + whole: the backend needs the whole graph in one partition and does not get it" : "") +
+         "), SESSION FAILS\n";
   return out;
 }
 
@@ -183,6 +197,12 @@ std::string CompatibilityMatrix::json() const {
     w.field("warnings", static_cast<uint64_t>(c.warnings));
     w.field("compute_nodes", static_cast<uint64_t>(c.computeNodes));
     w.field("cpu_nodes", static_cast<uint64_t>(c.cpuNodes));
+    if (!c.fullDelegationProblems.empty()) {
+      w.key("full_delegation_problems");
+      w.beginArray();
+      for (const std::string& p : c.fullDelegationProblems) w.value(p);
+      w.endArray();
+    }
     // A cell that shares another SoC's validation points at its diagnostics instead of
     // repeating them (a zoo of 20 SoCs has 6 distinct HTP versions).
     if (c.shared) {

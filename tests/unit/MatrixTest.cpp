@@ -91,6 +91,40 @@ TEST(Matrix, AllSocsAndConfigsAndBadNames) {
   EXPECT_FALSE(badConfig.ok());
 }
 
+// "all" SoCs are those the backend runs on: for lpai, the SoCs whose table row has an LPAI
+// version (rules/socs.yaml), read from the table rather than listed here.
+TEST(Matrix, AllSocsOfABackendAreTheSocsItRunsOn) {
+  const Graph g = readGraph(kSource + "/tests/data/annotate/mixed.json");
+  EngineOptions lpai = builtin();
+  lpai.backend = "lpai";
+  CompatibilityMatrix m = compatibilityMatrix(lpai, g, MatrixOptions{{"all"}, {"8a8w"}});
+  ASSERT_TRUE(m.ok()) << m.status.message();
+  Engine probe(builtin());
+  ASSERT_TRUE(probe.ok());
+  std::vector<std::string> withLpai;
+  for (const SocInfo& s : probe.registry().socs().table->all())
+    if (!s.versionOn("lpai").empty()) withLpai.push_back(s.name);
+  ASSERT_FALSE(withLpai.empty());
+  EXPECT_LT(withLpai.size(), probe.registry().socs().table->all().size());
+  EXPECT_EQ(m.socs, withLpai);
+  for (const MatrixCell& c : m.cells) EXPECT_EQ(c.hardware.rfind("LPAI ", 0), 0u) << c.soc << ": " << c.hardware;
+  // The graph splits in two on LPAI, which needs it whole: INVALID with no error diagnostic,
+  // and every form of the matrix says why.
+  for (const MatrixCell& c : m.cells) {
+    EXPECT_EQ(c.verdict.kind, VerdictKind::kInvalid);
+    EXPECT_EQ(c.errors, 0u);
+    ASSERT_EQ(c.fullDelegationProblems.size(), 1u);
+    EXPECT_NE(c.fullDelegationProblems[0].find("splits into 2 partitions"), std::string::npos);
+  }
+  EXPECT_NE(m.text().find("INVALID 0 + whole"), std::string::npos) << m.text();
+  const nlohmann::json doc = nlohmann::json::parse(m.json());
+  EXPECT_EQ(doc["cells"][0]["full_delegation_problems"][0], m.cells[0].fullDelegationProblems[0]);
+  EXPECT_NE(m.html().find("INVALID + WHOLE"), std::string::npos);
+  EXPECT_NE(m.html().find("splits into 2 partitions"), std::string::npos);
+  // Named, a SoC without one is still refused.
+  EXPECT_FALSE(compatibilityMatrix(lpai, g, MatrixOptions{{"SM8650"}, {"8a8w"}}).ok());
+}
+
 TEST(Matrix, TheCliRunsItFromSocAndConfigs) {
   CommandResult r = run("cd " + shellQuote(kSource) + " && env QNNRULES_PATH= " + shellQuote(QNNRULES_VALIDATE_EXE) +
                         " tests/data/annotate/mixed.json --soc SM8350,SM8650 --configs 16a8w 16a16w");

@@ -26,6 +26,9 @@ struct MatrixCell {
   size_t errors = 0, warnings = 0;
   size_t computeNodes = 0, cpuNodes = 0;
   DiagnosticList diagnostics;  // the cell's diagnostics, mode applied
+  // Why a backend that needs the whole graph in one partition (LPAI) does not get it; such a
+  // cell is INVALID even with no error diagnostic.
+  std::vector<std::string> fullDelegationProblems;
   bool shared = false;       // judged by another SoC's validation with the same hardware
   std::string judgedOn;      // the SoC whose validation this cell shares (itself when not shared)
 };

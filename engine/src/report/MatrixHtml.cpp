@@ -91,7 +91,7 @@ std::string label(const json& cell) {
   if (verdict == "valid") return "VALID";
   if (verdict == "valid-with-cpu-fallback") return fmt::format("CPU {}%", num(cell, "cpu_percent"));
   if (verdict == "session-failure") return "SESSION FAILS";
-  return "INVALID";
+  return cell.contains("full_delegation_problems") ? "INVALID + WHOLE" : "INVALID";
 }
 
 std::string_view verdictClass(std::string_view verdict) {
@@ -177,6 +177,11 @@ void writeCellDiagnostics(std::string& out, const json& cell, const std::vector<
     out += " (same hardware)";
   }
   out += ".</p>\n";
+  if (const auto p = cell.find("full_delegation_problems"); p != cell.end() && p->is_array())
+    for (const json& problem : *p)
+      if (problem.is_string())
+        out += "<div class=\"diag\"><span class=\"sev-error\">error</span> <span class=\"code\">full-delegation</span> " +
+               esc(problem.get<std::string>()) + "</div>\n";
   const json& diags = cell["diagnostics"];
   if (diags.empty()) out += "<p class=\"muted\">no diagnostics</p>\n";
   // By code, in the order the codes first occur.
