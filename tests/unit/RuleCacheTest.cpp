@@ -15,6 +15,8 @@
 #include <string>
 
 #include "TestUtil.h"
+#include "../../engine/src/load/CacheArchive.h"
+#include "../../engine/src/load/RuleCacheFields.h"
 #include "qnnrules/load/RuleRegistry.h"
 
 namespace qnnrules {
@@ -74,6 +76,13 @@ std::string dump(const BackendLoad& load) {
 
 std::string dumpShared(RuleRegistry& reg) {
   std::string s;
+  // Lowering paths through the cache's own field lists (RuleCacheFields.h, kept complete by its
+  // size checks): a field read back wrong or not at all writes different bytes.
+  for (const auto& p : reg.lowerings().table->paths) {
+    rulecache::Writer w;
+    w(*p);
+    s += fmt::format("lowering {} ({} rewrites) at {}: ", p->name, p->rewrites.size(), markText(p->mark)) + w.finish() + "\n";
+  }
   for (const HardwareColumn& c : reg.socs().table->columns())
     s += fmt::format("column {}#{} [{}] at {}\n", c.name, c.index, fmt::join(c.versions, ","), markText(c.mark));
   for (const SocInfo& soc : reg.socs().table->all()) {
@@ -136,7 +145,7 @@ TEST(RuleCache, ACachedLoadEqualsAFreshOne) {
   EXPECT_EQ(filesIn(cache.path()), 0u);  // off: nothing written
   RuleRegistry writer(builtinWithCache(cache.path()));
   EXPECT_EQ(dumpAll(writer), expected);
-  EXPECT_EQ(filesIn(cache.path()), backends.size() + 3);  // one file per backend and per shared table
+  EXPECT_EQ(filesIn(cache.path()), backends.size() + 4);  // one file per backend and per shared table
   RuleRegistry reader(builtinWithCache(cache.path()));
   EXPECT_EQ(dumpAll(reader), expected);
   // A hit builds the same lookup tables.

@@ -53,7 +53,9 @@ const RuleRegistry::BackendOptionsLoad& RuleRegistry::backendOptions() {
 
 const RuleRegistry::LoweringLoad& RuleRegistry::lowerings() {
   std::lock_guard<std::recursive_mutex> lock(mu_);
-  if (!lowerings_) lowerings_ = std::make_unique<LoweringLoad>(loadLowerings());
+  if (!lowerings_)
+    lowerings_ = cachedOrFresh(cache_->readLowerings(), [&] { return loadLowerings(); },
+                               [&](const LoweringLoad& l) { cache_->writeLowerings(l); });
   return *lowerings_;
 }
 

@@ -29,7 +29,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // Bump when a stored type or the layout changes: files of another version are ignored.
-constexpr uint32_t kFormatVersion = 6;  // 4: hardware columns (SoC versions, gates) as data; 5: kind values; 6: a manifest's `default`, the default backend
+constexpr uint32_t kFormatVersion = 7;  // 4: hardware columns (SoC versions, gates) as data; 5: kind values; 6: a manifest's `default`, the default backend; 7: lowering paths
 constexpr char kMagic[8] = {'Q', 'N', 'N', 'R', 'C', 'A', 'C', 'H'};
 // magic, format version, digest, payload checksum, payload size.
 constexpr size_t kHeaderBytes = sizeof kMagic + 4 + 8 + 8 + 8;
@@ -349,6 +349,30 @@ void RuleCache::writeBackendOptions(const RuleRegistry::BackendOptionsLoad& load
   w(load.table->all().size());
   for (const auto& [backend, specs] : load.table->all()) w(backend), w(specs);
   writePayload("backend_options", w.finish());
+}
+
+// The lowering paths (rules/lowering/), read on every run that validates: parsing their YAML
+// was two thirds of a small graph's run.
+std::optional<RuleRegistry::LoweringLoad> RuleCache::readLowerings() {
+  return decode<RuleRegistry::LoweringLoad>(readPayload("lowerings"), [](rulecache::Reader& r) {
+    auto table = std::make_shared<LoweringTable>();
+    for (uint64_t i = 0, n = r.count(); i < n && r.ok(); ++i) {
+      LoweringPath p;
+      r(p);
+      table->paths.push_back(std::make_shared<const LoweringPath>(std::move(p)));
+    }
+    RuleRegistry::LoweringLoad load;
+    load.table = std::move(table);
+    return load;
+  });
+}
+
+void RuleCache::writeLowerings(const RuleRegistry::LoweringLoad& load) {
+  if (!enabled() || !load.table || !load.errors.empty()) return;
+  rulecache::Writer w;
+  w(load.table->paths.size());
+  for (const auto& p : load.table->paths) w(*p);
+  writePayload("lowerings", w.finish());
 }
 
 std::optional<std::string> RuleCache::readDefaultBackend() {

@@ -48,6 +48,8 @@ class RuleCache {
   void writeQuantConfigs(const RuleRegistry::QuantConfigLoad& load);
   std::optional<RuleRegistry::BackendOptionsLoad> readBackendOptions();
   void writeBackendOptions(const RuleRegistry::BackendOptionsLoad& load);
+  std::optional<RuleRegistry::LoweringLoad> readLowerings();
+  void writeLowerings(const RuleRegistry::LoweringLoad& load);
   std::optional<std::string> readDefaultBackend();
   void writeDefaultBackend(const std::string& name);
 

@@ -7,6 +7,7 @@
 #include "qnnrules/model/QuantConfig.h"
 #include "qnnrules/model/BackendOptions.h"
 #include "qnnrules/model/BackendManifest.h"
+#include "qnnrules/model/Lowering.h"
 #include "qnnrules/model/Rule.h"
 #include "qnnrules/model/Soc.h"
 
@@ -117,6 +118,32 @@ void fields(A& a, R& o) {
   a(o.name), a(o.type), a(o.min), a(o.max), a(o.choices), a(o.defaultValue), a(o.description), a(o.mark);
 }
 
+// A pair (a lowering rewrite's port -> datatype or -> static): first, then second.
+template <typename T>
+struct IsPair : std::false_type {};
+template <typename K, typename V>
+struct IsPair<std::pair<K, V>> : std::true_type {};
+template <typename A, typename R>
+  requires IsPair<std::remove_const_t<R>>::value
+void fields(A& a, R& p) {
+  a(p.first), a(p.second);
+}
+
+template <typename A, typename R>
+  requires std::is_same_v<std::remove_const_t<R>, LoweringRewrite>
+void fields(A& a, R& w) {
+  a(w.id), a(w.rules), a(w.when), a(w.readsStatic), a(w.scalesDiffer), a(w.setFloat), a(w.port), a(w.setDatatype),
+      a(w.setSymmetric), a(w.setScale), a(w.setScaleText), a(w.setOffset), a(w.says), a(w.mark);
+}
+
+template <typename A, typename R>
+  requires std::is_same_v<std::remove_const_t<R>, LoweringPath>
+void fields(A& a, R& p) {
+  a(p.name), a(p.description), a(p.defaultFor), a(p.sessionFailureOnnxOps), a(p.sessionFailureMessage),
+      a(p.sessionFailureMark), a(p.rewrites), a(p.mergeEncodingsAcrossNoOps), a(p.floatUngroupedQdq), a(p.mark),
+      a(p.origin);
+}
+
 // A field added to one of these types and forgotten above would be dropped by every cached load
 // without any test noticing (a test can only compare the fields it knows). Its size changes,
 // though: these fail, and whoever adds the field lists it above, bumps kFormatVersion and then
@@ -139,6 +166,8 @@ static_assert(sizeof(TensorQuant) == 24, "a field of TensorQuant changed: list i
 static_assert(sizeof(QuantConfig) == 264, "a field of QuantConfig changed: list it in fields() above");
 static_assert(sizeof(EnumChoice) == 40, "a field of EnumChoice changed: list it in fields() above");
 static_assert(sizeof(OptionSpec) == 144, "a field of OptionSpec changed: list it in fields() above");
+static_assert(sizeof(LoweringRewrite) == 296, "a field of LoweringRewrite changed: list it in fields() above");
+static_assert(sizeof(LoweringPath) == 256, "a field of LoweringPath changed: list it in fields() above");
 #endif
 
 }  // namespace qnnrules::rulecache
