@@ -124,12 +124,12 @@ class Reader {
   // after the previous key's.
   Fields fields(const V& obj, std::initializer_list<std::string_view> allowed) {
     Fields f;
-    for (std::string_view a : allowed) f.keys_[f.count_++] = a;  // count_ <= kMaxKeys: callers' lists
+    for (std::string_view a : allowed) f.add(a);  // count_ <= kMaxKeys: callers' lists
     size_t next = 0;
     bool unknownSeen = false;
     obj.forEachField([&](std::string_view key, const V& value) {
       size_t slot = next, tried = 0;
-      for (; tried < f.count_ && !Fields::sameKey(f.keys_[slot], key); ++tried) slot = slot + 1 == f.count_ ? 0 : slot + 1;
+      for (; tried < f.count_ && !Fields::sameKey(f.key(slot), key); ++tried) slot = slot + 1 == f.count_ ? 0 : slot + 1;
       if (tried < f.count_) {
         next = slot + 1 == f.count_ ? 0 : slot + 1;
         if (f.values_[slot].has_value()) duplicateKey(key);
