@@ -38,6 +38,7 @@ bool NodeValidator::bind(const Node& node, const Rule& rule) {
           bound_.push_back(b);
         };
         if (arg.kind == Argument::Kind::kTensor) add(arg, -1);
+        if (arg.kind == Argument::Kind::kList) bound_.reserve(bound_.size() + arg.list.size());  // a 1M-way cat: no regrowth
         if (arg.kind == Argument::Kind::kList)
           for (size_t j = 0; j < arg.list.size(); ++j)
             if (arg.list[j].kind == Argument::Kind::kTensor) add(arg.list[j], static_cast<int>(j));
