@@ -51,10 +51,11 @@ CompatibilityMatrix compatibilityMatrix(const EngineOptions& base, const Graph& 
     const RuleRegistry::SocLoad& socs = probe.registry().socs();
     if (!socs.status.isOk()) return stopped(std::move(m), socs.status, socs.errors);
     const std::string& backend = probe.options().backend;
+    // No backend (the default could not be chosen) or its rules do not load: the probe says why.
     const BackendLoad* load = backend.empty() ? nullptr : &probe.registry().backend(backend);
     if (!load || !load->status.isOk()) {
-      if (!probe.ok()) return stopped(std::move(m), probe.status(), probe.loadErrors());
-      return stopped(std::move(m), load->status, load->errors);
+      if (load && probe.ok()) return stopped(std::move(m), load->status, load->errors);
+      return stopped(std::move(m), probe.status(), probe.loadErrors());
     }
     for (const SocInfo& s : socs.table->all())
       if (checkSocRequirement(load->manifest.get(), backend, s, *socs.table).isOk()) m.socs.push_back(s.name);

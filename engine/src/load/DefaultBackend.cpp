@@ -43,7 +43,7 @@ RuleRegistry::DefaultBackendLoad RuleRegistry::loadDefaultBackend() const {
       if (std::distance(rel.begin(), rel.end()) != 2 || rel.filename() != kManifestName) continue;
       const std::string backend = rel.begin()->string();
       // A later manifest of the same backend is an error that loading the backend reports.
-      if (backend == "lowering" || std::find(read.begin(), read.end(), backend) != read.end()) continue;
+      if (backend == kLoweringDir || std::find(read.begin(), read.end(), backend) != read.end()) continue;
       read.push_back(backend);
       BackendManifest m;
       const size_t before = unread.size();

@@ -5,6 +5,7 @@
 #include "qnnrules/load/RuleRegistry.h"
 
 #include "RuleCache.h"
+#include "RuleTree.h"
 
 namespace qnnrules {
 namespace fs = std::filesystem;
@@ -66,7 +67,7 @@ RuleRegistry::LoweringLoad RuleRegistry::loadLowerings() const {
     if (dir.empty()) continue;
     std::error_code ec;
     std::vector<fs::path> files;
-    for (fs::directory_iterator it(dir / "lowering", ec), end; !ec && it != end; it.increment(ec))
+    for (fs::directory_iterator it(dir / kLoweringDir, ec), end; !ec && it != end; it.increment(ec))
       if (it->path().extension() == ".yaml" && isFile(it->path())) files.push_back(it->path());
     std::sort(files.begin(), files.end());  // directory order is the file system's: sort for one answer
     for (const fs::path& file : files) {

@@ -111,7 +111,7 @@ std::vector<std::string> RuleRegistry::availableBackends() const {
     // directory too large to be a rules directory offers none (loading names it as an error).
     for (const fs::path& file : walkRuleTree(dir, options_.limits).yamlFiles) {
       const fs::path rel = file.lexically_relative(dir);
-      if (std::distance(rel.begin(), rel.end()) >= 2 && *rel.begin() != "lowering")
+      if (std::distance(rel.begin(), rel.end()) >= 2 && *rel.begin() != kLoweringDir)
         names.push_back(rel.begin()->string());
     }
   }
@@ -303,7 +303,7 @@ BackendLoad RuleRegistry::loadBackend(const std::string& name, std::vector<std::
   for (size_t di = 0; di < searchPath_.size(); ++di) {
     const fs::path& dir = searchPath_[di];
     if (!readableSearchDir(di, result.errors)) continue;
-    if (isDir(dir / name) && name != "lowering") found = true;
+    if (isDir(dir / name) && name != kLoweringDir) found = true;
     fs::path file = dir / name / kManifestName;
     std::error_code ec;
     if (!fs::is_regular_file(file, ec)) continue;

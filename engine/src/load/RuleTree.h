@@ -15,6 +15,8 @@ namespace qnnrules {
 
 // A backend's manifest: <backend>/backend.yaml (BackendManifest.h).
 inline constexpr const char* kManifestName = "backend.yaml";
+// The folder of lowering paths (Lowering.h) beside the backends' folders: not a backend.
+inline constexpr const char* kLoweringDir = "lowering";
 
 struct RuleTree {
   std::vector<std::filesystem::path> yamlFiles;    // regular *.yaml / *.yml files, sorted
