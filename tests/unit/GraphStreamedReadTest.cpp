@@ -166,6 +166,43 @@ TEST(GraphStreamedRead, BracketsInStringsAtEveryOffsetOfA64ByteBlock) {
   EXPECT_EQ(outcome(readGraphText(bad, "g.json")), outcome(readGraphText(bad, "g.json", wholeDocument())));
 }
 
+// Brackets found 64 bytes at a time, '[' and '{' (and ']' and '}') by one comparison: lists
+// nested at every depth up to the limit, holding runs of references long enough to fill
+// blocks, ending at every offset of a block; and levels past the limit opened in blocks that
+// start deep and close nothing.
+TEST(GraphStreamedRead, DeepListsAcrossBlocksEndNodesWhereTheyEndAndKeepTheLimit) {
+  constexpr int kLimit = 64;  // root, node list, node and args are 4 of its levels
+  std::string nodes = R"({"name": "x", "kind": "input", "outputs": [{"dtype": "float32"}]})";
+  size_t count = 1;
+  for (size_t depth = 1; depth + 5 <= kLimit; depth += 3)  // + 1 for the references
+    for (size_t refs = 0; refs < 12; refs += 5)
+      for (size_t pad = 0; pad < 64; pad += 9, ++count) {
+        std::string body;
+        for (size_t r = 0; r < refs; ++r) body += R"({"ref": "x"}, )";
+        body += std::string(pad, ' ') + "1";
+        nodes += R"(, {"name": "c)" + std::to_string(count) + R"(", "kind": "call", "target": "aten.cat.default", "args": [)" +
+                 std::string(depth, '[') + body + std::string(depth, ']') + R"(], "outputs": [{"dtype": "float32"}]})";
+      }
+  const std::string text = head(R"("nodes": [)" + nodes + "]}");
+  std::string padded = text + std::string(256, ' ');
+  GraphReadResult streamed;
+  ASSERT_TRUE(readGraphStreamed(padded.data(), text.size(), kLimit, "g.json", streamed)) << outcome(streamed);
+  EXPECT_EQ(streamed.graph.nodes().size(), count);
+  EXPECT_EQ(outcome(streamed), outcome(readGraphText(text, "g.json", wholeDocument())));
+
+  // 40 levels opened over blocks of references, then 21 more at once, closed a block later:
+  // the blocks holding them start 44 deep or more and close nothing, yet take the node past the
+  // limit.
+  std::string deep = R"({"name": "d", "kind": "call", "target": "aten.cat.default", "args": [)";
+  for (int level = 0; level < 40; ++level) deep += R"([{"ref": "x"}, {"ref": "x"}, )";
+  deep += std::string(21, '[') + std::string(64, ' ') + "1" + std::string(61, ']') + R"(], "outputs": [{"dtype": "float32"}]})";
+  const std::string tooDeep = head(R"("nodes": [{"name": "x", "kind": "input", "outputs": [{"dtype": "float32"}]}, )" + deep + "]}");
+  std::string paddedDeep = tooDeep + std::string(256, ' ');
+  GraphReadResult refused;
+  EXPECT_FALSE(readGraphStreamed(paddedDeep.data(), tooDeep.size(), kLimit, "g.json", refused));
+  EXPECT_NE(outcome(readGraphText(tooDeep, "g.json")).find("nested deeper than 64 levels"), std::string::npos);
+}
+
 // The references node-by-node reading resolves as it reads (PendingShared) point where the
 // whole document's do, and the module paths are interned once each.
 TEST(GraphStreamedRead, ResolvesSharedReferencesAndInternsModulesAsItReads) {

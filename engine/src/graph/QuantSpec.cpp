@@ -38,8 +38,34 @@ std::string_view scalarTypeName(ScalarType t) {
 
 std::optional<ScalarType> parseScalarType(std::string_view s) {
   s = stripTorchPrefix(s);
-  for (size_t i = 0; i < kScalarNames.size(); ++i)
-    if (kScalarNames[i] == s) return static_cast<ScalarType>(i);
+  // Called for every output and quant spec of a graph (two to three times per node): the
+  // names differ in length or first letter, so one comparison decides instead of a scan.
+  const auto is = [&](ScalarType t) { return s == kScalarNames[static_cast<size_t>(t)]; };
+  switch (s.size()) {
+    case 4:
+      if (is(ScalarType::kInt8)) return ScalarType::kInt8;
+      if (is(ScalarType::kBool)) return ScalarType::kBool;
+      break;
+    case 5:
+      if (is(ScalarType::kUInt8)) return ScalarType::kUInt8;
+      if (is(ScalarType::kInt16)) return ScalarType::kInt16;
+      if (is(ScalarType::kInt32)) return ScalarType::kInt32;
+      if (is(ScalarType::kInt64)) return ScalarType::kInt64;
+      break;
+    case 6:
+      if (is(ScalarType::kUInt16)) return ScalarType::kUInt16;
+      if (is(ScalarType::kUInt32)) return ScalarType::kUInt32;
+      break;
+    case 7:
+      if (is(ScalarType::kFloat32)) return ScalarType::kFloat32;
+      if (is(ScalarType::kFloat16)) return ScalarType::kFloat16;
+      if (is(ScalarType::kFloat64)) return ScalarType::kFloat64;
+      break;
+    case 8:
+      if (is(ScalarType::kBFloat16)) return ScalarType::kBFloat16;
+      break;
+    default: break;
+  }
   // PyTorch's aliases for the same storage types.
   if (s == "float" || s == "float32") return ScalarType::kFloat32;
   if (s == "half") return ScalarType::kFloat16;

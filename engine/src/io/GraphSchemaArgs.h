@@ -73,8 +73,8 @@ void Reader<V>::readList(const V& list, std::vector<Argument>& out) {
 
 template <typename V>
 void Reader<V>::readTensorRef(const V& v, Argument& a) {
-  const Fields refFields = fields(v, {"ref", "output", "qspec"});
-  std::optional<V> ref = refFields.get("ref");
+  const auto refFields = fields<Keys<"ref", "output", "qspec">>(v);
+  std::optional<V> ref = field<"ref">(refFields);
   if (!ref) {
     missing("ref", "a tensor reference {\"ref\": \"<node>\"}");
     return;
@@ -103,7 +103,7 @@ void Reader<V>::readTensorRef(const V& v, Argument& a) {
     a.kind = Argument::Kind::kTensor;
     a.tensor.node = *idx;
   }
-  if (std::optional<V> output = refFields.get("output")) {
+  if (std::optional<V> output = field<"output">(refFields)) {
     PathScope s(path_, "output");
     if (auto o = integer<uint32_t>(*output, 0, UINT32_MAX - 1, "an output index")) a.tensor.output = *o;
     const Node& p = out_.graph.node(a.tensor.node);
@@ -111,7 +111,7 @@ void Reader<V>::readTensorRef(const V& v, Argument& a) {
       error("node '" + std::string(producer) + "' has no output " + std::to_string(a.tensor.output),
             "an index below " + std::to_string(p.outputs.size()), output->dump());
   }
-  if (std::optional<V> q = refFields.get("qspec")) {
+  if (std::optional<V> q = field<"qspec">(refFields)) {
     PathScope s(path_, "qspec");
     if (q->kind() != Kind::kNull) a.qspec = readQSpec(*q);
   }

@@ -14,11 +14,10 @@ std::optional<TensorStats> Reader<V>::readStats(const V& st) {
     wrongType("a statistics object {min, max, axis?, blocks?}", st);
     return std::nullopt;
   }
-  const Fields statFields = fields(st, {"min", "max", "axis", "blocks"});
+  const auto statFields = fields<Keys<"min", "max", "axis", "blocks">>(st);
   TensorStats t;
   size_t errorsBefore = out_.errors.size();
-  auto numbers = [&](const char* key, std::vector<double>& out) {
-    std::optional<V> v = statFields.get(key);
+  auto numbers = [&](const char* key, const std::optional<V>& v, std::vector<double>& out) {
     if (!v) {
       missing(key, "the observed range");
       return;
@@ -29,13 +28,13 @@ std::optional<TensorStats> Reader<V>::readStats(const V& st) {
       else out.push_back(x.f64());
     });
   };
-  numbers("min", t.min);
-  numbers("max", t.max);
-  if (std::optional<V> v = statFields.get("axis")) {
+  numbers("min", field<"min">(statFields), t.min);
+  numbers("max", field<"max">(statFields), t.max);
+  if (std::optional<V> v = field<"axis">(statFields)) {
     PathScope s(path_, "axis");
     if (auto a = integer<int32_t>(*v, 0, 64, "a channel axis")) t.axis = *a;
   }
-  if (std::optional<V> v = statFields.get("blocks")) {
+  if (std::optional<V> v = field<"blocks">(statFields)) {
     PathScope s(path_, "blocks");
     if (auto b = integer<int64_t>(*v, 1, INT32_MAX, "a block count (>= 1)")) t.blocks = *b;
   }
@@ -53,14 +52,14 @@ std::optional<QuantSpec> Reader<V>::readQSpec(const V& q) {
     return std::nullopt;
   }
   QuantSpec spec;
-  if (std::optional<V> sw = find(q, "shared_with")) {
-    fields(q, {"shared_with"});
+  if (std::optional<V> sw = q.get("shared_with")) {
+    fields<Keys<"shared_with">>(q);
     PathScope s(path_, "shared_with");
     if (sw->kind() != Kind::kObject) {
       wrongType("{\"node\": name} or {\"edge\": [producer, consumer]}", *sw);
       return std::nullopt;
     }
-    const Fields sharedFields = fields(*sw, {"node", "edge", "output"});
+    const auto sharedFields = fields<Keys<"node", "edge", "output">>(*sw);
     PendingShared p;
     p.node = self_;
     p.section = section_;
@@ -81,8 +80,8 @@ std::optional<QuantSpec> Reader<V>::readQSpec(const V& q) {
       }
       byName = std::string(name);
     };
-    std::optional<V> node = sharedFields.get("node");
-    std::optional<V> edge = sharedFields.get("edge");
+    std::optional<V> node = field<"node">(sharedFields);
+    std::optional<V> edge = field<"edge">(sharedFields);
     if (node.has_value() == edge.has_value()) {
       error("shared_with needs exactly one of 'node' and 'edge'", "{\"node\": name} or {\"edge\": [producer, consumer]}",
             sw->dump());
@@ -95,7 +94,7 @@ std::optional<QuantSpec> Reader<V>::readQSpec(const V& q) {
         return std::nullopt;
       }
       resolveNow(node->str(), p.producerIndex, p.producer);
-      if (std::optional<V> output = sharedFields.get("output")) {
+      if (std::optional<V> output = field<"output">(sharedFields)) {
         PathScope os(path_, "output");
         auto o = integer<uint32_t>(*output, 0, UINT32_MAX - 1, "an output index");
         if (!o) return std::nullopt;
@@ -123,10 +122,11 @@ std::optional<QuantSpec> Reader<V>::readQSpec(const V& q) {
     pending_.push_back(std::move(p));
     return spec;
   }
-  const Fields specFields = fields(q, {"dtype", "quant_min", "quant_max", "qscheme", "ch_axis", "block_size", "scale", "zero_point"});
+  const auto specFields =
+      fields<Keys<"dtype", "quant_min", "quant_max", "qscheme", "ch_axis", "block_size", "scale", "zero_point">>(q);
   size_t errorsBefore = out_.errors.size();
   bool dtypeRead = false;
-  if (std::optional<V> dt = specFields.get("dtype")) {
+  if (std::optional<V> dt = field<"dtype">(specFields)) {
     PathScope s(path_, "dtype");
     auto t = dt->kind() == Kind::kString ? parseScalarType(dt->str()) : std::nullopt;
     if (!t) error("unknown quantization dtype", "uint8, int8, uint16, int16, int32, float16, ...", dt->dump());
@@ -135,11 +135,11 @@ std::optional<QuantSpec> Reader<V>::readQSpec(const V& q) {
     missing("dtype", "the storage dtype, e.g. \"uint8\"");
   }
   constexpr int64_t kLo = INT32_MIN, kHi = static_cast<int64_t>(UINT32_MAX);
-  if (std::optional<V> v = specFields.get("quant_min")) {
+  if (std::optional<V> v = field<"quant_min">(specFields)) {
     PathScope s(path_, "quant_min");
     spec.quantMin = integer<int64_t>(*v, kLo, kHi, "an integer");
   }
-  if (std::optional<V> v = specFields.get("quant_max")) {
+  if (std::optional<V> v = field<"quant_max">(specFields)) {
     PathScope s(path_, "quant_max");
     spec.quantMax = integer<int64_t>(*v, kLo, kHi, "an integer");
   }
@@ -149,7 +149,7 @@ std::optional<QuantSpec> Reader<V>::readQSpec(const V& q) {
           std::to_string(*spec.quantMax));
   }
   if (dtypeRead) checkRangeFitsDtype(spec);
-  if (std::optional<V> v = specFields.get("qscheme")) {
+  if (std::optional<V> v = field<"qscheme">(specFields)) {
     PathScope s(path_, "qscheme");
     auto qs = v->kind() == Kind::kString ? parseQScheme(v->str()) : std::nullopt;
     if (!qs)
@@ -157,11 +157,11 @@ std::optional<QuantSpec> Reader<V>::readQSpec(const V& q) {
             v->dump());
     else spec.qscheme = *qs;
   }
-  if (std::optional<V> v = specFields.get("ch_axis")) {
+  if (std::optional<V> v = field<"ch_axis">(specFields)) {
     PathScope s(path_, "ch_axis");
     spec.chAxis = integer<int32_t>(*v, -64, 64, "an axis");
   }
-  if (std::optional<V> v = specFields.get("block_size")) {
+  if (std::optional<V> v = field<"block_size">(specFields)) {
     PathScope s(path_, "block_size");
     if (v->kind() != Kind::kArray || v->size() == 0) {
       wrongType("a non-empty list of block sizes", *v);
@@ -172,7 +172,7 @@ std::optional<QuantSpec> Reader<V>::readQSpec(const V& q) {
       });
     }
   }
-  if (std::optional<V> v = specFields.get("scale")) {
+  if (std::optional<V> v = field<"scale">(specFields)) {
     PathScope s(path_, "scale");
     auto one = [&](const V& x) {
       if (!isNumber(x)) {
@@ -188,7 +188,7 @@ std::optional<QuantSpec> Reader<V>::readQSpec(const V& q) {
     };
     oneOrMany(*v, one);
   }
-  if (std::optional<V> v = specFields.get("zero_point")) {
+  if (std::optional<V> v = field<"zero_point">(specFields)) {
     PathScope s(path_, "zero_point");
     auto one = [&](const V& x) {
       if (auto z = integer<int64_t>(x, kLo, kHi, "an integer zero point")) spec.zeroPoints.push_back(*z);

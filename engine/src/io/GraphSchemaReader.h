@@ -13,6 +13,7 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <span>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
@@ -34,15 +35,15 @@ class Reader {
       error("the top level must be an object", "an object with format, version and nodes", typeName(root));
       return;
     }
-    const Fields rootFields = fields(root, {"format", "version", "name", "nodes", "meta"});
-    std::optional<V> format = rootFields.get("format");
+    const auto rootFields = fields<Keys<"format", "version", "name", "nodes", "meta">>(root);
+    std::optional<V> format = field<"format">(rootFields);
     if (!format) {
       missing("format", "\"qnnrules-graph\"");
     } else if (!isString(*format, "qnnrules-graph")) {
       PathScope s(path_, "format");
       error("this is not a qnnrules graph", "\"qnnrules-graph\"", format->dump());
     }
-    std::optional<V> version = rootFields.get("version");
+    std::optional<V> version = field<"version">(rootFields);
     if (!version) {
       missing("version", "1");
     } else if (!isInteger(*version) || asInt64(*version) != 1) {
@@ -50,12 +51,12 @@ class Reader {
       error("unsupported graph format version", "1 (the only version this reader knows)", version->dump());
       return;  // a different version may mean anything below; stop here
     }
-    if (std::optional<V> name = rootFields.get("name")) {
+    if (std::optional<V> name = field<"name">(rootFields)) {
       PathScope s(path_, "name");
       if (name->kind() == Kind::kString) out_.graph.name = std::string(name->str());
       else wrongType("a string", *name);
     }
-    std::optional<V> nodes = rootFields.get("nodes");
+    std::optional<V> nodes = field<"nodes">(rootFields);
     if (!nodes) {
       missing("nodes", "a list of nodes");
       return;
@@ -83,6 +84,7 @@ class Reader {
   // into node documents that are gone).
   void reserveStreamedNodes(size_t count) {
     streamed_ = true;
+    path_.setOn(false);  // its errors are not shown: the document is then read whole
     out_.graph.reserve(count);
   }
   void readStreamedNode(size_t index, const V& n) {
@@ -114,26 +116,22 @@ class Reader {
     error("wrong type", std::move(expected), std::move(actual));
   }
 
-  std::optional<V> find(const V& obj, std::string_view key) const { return obj.get(key); }
-
-  using Fields = FieldValues<V>;
-
-  // Reads an object's fields once: keeps the first value of each allowed key and reports
-  // unknown and duplicate keys in field order, one check per key.
-  // Files mostly write an object's keys in one order, so the search for a key's slot starts
-  // after the previous key's.
-  Fields fields(const V& obj, std::initializer_list<std::string_view> allowed) {
-    Fields f;
-    for (std::string_view a : allowed) f.add(a);  // count_ <= kMaxKeys: callers' lists
+  // Reads an object's fields once: keeps the first value of each allowed key (K, a Keys<...>)
+  // and reports unknown and duplicate keys in field order, one check per key. Files mostly
+  // write an object's keys in one order, so the search for a key's slot starts after the
+  // previous key's.
+  template <typename K>
+  FieldValues<V, K> fields(const V& obj) {
+    FieldValues<V, K> f;
     size_t next = 0;
     bool unknownSeen = false;
     obj.forEachField([&](std::string_view key, const V& value) {
       size_t slot = next, tried = 0;
-      for (; tried < f.count_ && !Fields::sameKey(f.key(slot), key); ++tried) slot = slot + 1 == f.count_ ? 0 : slot + 1;
-      if (tried < f.count_) {
-        next = slot + 1 == f.count_ ? 0 : slot + 1;
-        if (f.values_[slot].has_value()) duplicateKey(key);
-        else f.values_[slot] = value;
+      for (; tried < K::kCount && !sameKey(K::kNames[slot], key); ++tried) slot = slot + 1 == K::kCount ? 0 : slot + 1;
+      if (tried < K::kCount) {
+        next = slot + 1 == K::kCount ? 0 : slot + 1;
+        if (f.at(slot).has_value()) duplicateKey(key);
+        else f.at(slot) = value;
         return;
       }
       if (!unknownSeen) {  // the unknown keys of this object, each reported once
@@ -142,7 +140,7 @@ class Reader {
         unknownSeen = true;
       }
       if (seenBefore(key)) duplicateKey(key);
-      else unknownKey(key, allowed);
+      else unknownKey(key, K::kNames);
     });
     return f;
   }
@@ -151,7 +149,7 @@ class Reader {
     PathScope s(path_, key);
     error("duplicate key '" + std::string(key) + "'", "each key once per object", "'" + std::string(key) + "' twice");
   }
-  void unknownKey(std::string_view key, std::initializer_list<std::string_view> allowed) {
+  void unknownKey(std::string_view key, std::span<const std::string_view> allowed) {
     PathScope s(path_, key);
     std::string list;
     for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
@@ -184,11 +182,12 @@ class Reader {
 
   template <typename T>
   std::optional<T> integer(const V& v, int64_t lo, int64_t hi, const char* what) {
-    if (!isInteger(v)) {
+    const Kind k = v.kind();  // once: read for every dimension, range and zero point
+    if (k != Kind::kInt && k != Kind::kUInt) {
       wrongType(what, v);
       return std::nullopt;
     }
-    int64_t x = asInt64(v);
+    int64_t x = k == Kind::kInt ? v.i64() : asInt64(v);
     if (x < lo || x > hi) {
       error("value out of range", std::string(what) + " in " + std::to_string(lo) + ".." +
                                                         std::to_string(hi),
@@ -213,9 +212,9 @@ class Reader {
       wrongType("a node object", n);
       return;
     }
-    const Fields nodeFields = fields(n, {"name", "kind", "target", "module", "outputs", "args", "kwargs", "meta"});
+    const auto nodeFields = fields<Keys<"name", "kind", "target", "module", "outputs", "args", "kwargs", "meta">>(n);
     Node node;
-    std::optional<V> name = nodeFields.get("name");
+    std::optional<V> name = field<"name">(nodeFields);
     if (!name) {
       missing("name", "a unique node name");
       return;
@@ -228,7 +227,7 @@ class Reader {
       currentNode_ = *nm;
       out_.graph.prefetchNodeName(*nm);
     }
-    if (std::optional<V> kind = nodeFields.get("kind")) {
+    if (std::optional<V> kind = field<"kind">(nodeFields)) {
       PathScope s(path_, "kind");
       auto k = kind->kind() == Kind::kString ? parseNodeKind(kind->str()) : std::nullopt;
       if (!k) {
@@ -240,7 +239,7 @@ class Reader {
       missing("kind", "input, parameter, constant, call or output");
       return;
     }
-    std::optional<V> target = nodeFields.get("target");
+    std::optional<V> target = field<"target">(nodeFields);
     if (node.kind == NodeKind::kCall) {
       if (!target) {
         missing("target", "the ATen target of the call, e.g. \"aten.conv2d.default\"");
@@ -255,7 +254,7 @@ class Reader {
       error("only call nodes have a target", "no target for kind " + std::string(nodeKindName(node.kind)),
             target->dump());
     }
-    if (std::optional<V> module = nodeFields.get("module")) {
+    if (std::optional<V> module = field<"module">(nodeFields)) {
       PathScope s(path_, "module");
       if (module->kind() != Kind::kString) wrongType("a module path string", *module);
       else node.moduleId = out_.graph.internModule(module->str());
@@ -263,7 +262,7 @@ class Reader {
     self_ = static_cast<uint32_t>(out_.graph.nodes().size());
     const size_t errorsBefore = out_.errors.size();
     const size_t pendingBefore = pending_.size();
-    if (std::optional<V> outputs = nodeFields.get("outputs")) {
+    if (std::optional<V> outputs = field<"outputs">(nodeFields)) {
       PathScope s(path_, "outputs");
       if (outputs->kind() != Kind::kArray) {
         wrongType("a list of outputs", *outputs);
@@ -277,7 +276,7 @@ class Reader {
         });
       }
     }
-    if (std::optional<V> args = nodeFields.get("args")) {
+    if (std::optional<V> args = field<"args">(nodeFields)) {
       PathScope s(path_, "args");
       if (args->kind() != Kind::kArray) {
         wrongType("a list of arguments", *args);
@@ -291,7 +290,7 @@ class Reader {
         });
       }
     }
-    if (std::optional<V> kwargs = nodeFields.get("kwargs")) {
+    if (std::optional<V> kwargs = field<"kwargs">(nodeFields)) {
       PathScope s(path_, "kwargs");
       if (kwargs->kind() != Kind::kObject) {
         wrongType("an object of keyword arguments", *kwargs);
@@ -325,9 +324,9 @@ class Reader {
       wrongType("an output object {dtype, shape, qspec}", o);
       return;
     }
-    const Fields outputFields = fields(o, {"dtype", "shape", "qspec", "stats", "meta"});
+    const auto outputFields = fields<Keys<"dtype", "shape", "qspec", "stats", "meta">>(o);
     TensorMeta meta;
-    if (std::optional<V> dt = outputFields.get("dtype")) {
+    if (std::optional<V> dt = field<"dtype">(outputFields)) {
       PathScope s(path_, "dtype");
       auto t = dt->kind() == Kind::kString ? parseScalarType(dt->str()) : std::nullopt;
       if (!t) error("unknown tensor dtype", "a PyTorch dtype name such as \"float32\"", dt->dump());
@@ -335,7 +334,7 @@ class Reader {
     } else {
       missing("dtype", "the tensor's dtype");
     }
-    if (std::optional<V> shape = outputFields.get("shape")) {
+    if (std::optional<V> shape = field<"shape">(outputFields)) {
       PathScope s(path_, "shape");
       if (shape->kind() != Kind::kArray) {
         wrongType("a list of dimensions", *shape);
@@ -348,11 +347,11 @@ class Reader {
         });
       }
     }
-    if (std::optional<V> q = outputFields.get("qspec")) {
+    if (std::optional<V> q = field<"qspec">(outputFields)) {
       PathScope s(path_, "qspec");
       if (q->kind() != Kind::kNull) meta.qspec = readQSpec(*q);
     }
-    if (std::optional<V> st = outputFields.get("stats")) {
+    if (std::optional<V> st = field<"stats">(outputFields)) {
       PathScope s(path_, "stats");
       meta.stats = readStats(*st);
     }

@@ -67,8 +67,10 @@ inline WideMasks wideMasks(const char* p) {
     auto bits = [&](__m128i eq) { return uint64_t(uint32_t(_mm_movemask_epi8(eq))) << (16 * k); };
     m.quotes |= bits(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')));
     m.backslashes |= bits(_mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
-    m.opens |= bits(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('{')), _mm_cmpeq_epi8(v, _mm_set1_epi8('['))));
-    m.closes |= bits(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('}')), _mm_cmpeq_epi8(v, _mm_set1_epi8(']'))));
+    // '[' and ']' are '{' and '}' less 0x20, and no other byte becomes a bracket with 0x20 set.
+    const __m128i folded = _mm_or_si128(v, _mm_set1_epi8(0x20));
+    m.opens |= bits(_mm_cmpeq_epi8(folded, _mm_set1_epi8('{')));
+    m.closes |= bits(_mm_cmpeq_epi8(folded, _mm_set1_epi8('}')));
   }
 #else
   for (size_t i = 0; i < kWide; ++i) {
@@ -194,9 +196,10 @@ class LayoutScanner {
         if (w.backslashes == 0) {
           const uint64_t inside = prefixXor(w.quotes) ^ (inString ? ~uint64_t{0} : 0);
           inString = ((std::popcount(w.quotes) & 1) != 0) != inString;
-          for (uint64_t b = (w.opens | w.closes) & ~inside; b != 0; b &= b - 1) {
+          const uint64_t opens = w.opens & ~inside, closes = w.closes & ~inside;
+          for (uint64_t b = opens | closes; b != 0; b &= b - 1) {
             const size_t p = at + static_cast<size_t>(std::countr_zero(b));
-            if ((w.opens >> (p - at)) & 1) {
+            if ((opens >> (p - at)) & 1) {
               if (++depth + outerDepth > maxDepth_) return false;
             } else if (--depth == 0) {
               i_ = p + 1;
