@@ -24,6 +24,14 @@ TEST(TerminalText, TextOfSeveralLinesKeepsItsLineFeeds) {
   EXPECT_EQ(escapeControlsKeepingLines("op table\n  \x1b[31mrelu\n"), "op table\n  \\x1b[31mrelu\n");
 }
 
+TEST(TerminalText, AppendedFormsAddToWhatIsThere) {
+  std::string out = "kept: ";
+  appendEscapedControls(out, "a\nb \xc2\xa0 \xc2\x85 \x7f");
+  EXPECT_EQ(out, "kept: a\\x0ab \xc2\xa0 \\u0085 \\x7f");
+  appendEscapedControlsKeepingLines(out, "|\n\x1b\n");
+  EXPECT_EQ(out, "kept: a\\x0ab \xc2\xa0 \\u0085 \\x7f|\n\\x1b\n");
+}
+
 TEST(TerminalText, EveryFieldOfADiagnosticIsEscapedInItsText) {
   Diagnostic d;
   d.severity = Severity::kError;

@@ -72,39 +72,73 @@ size_t countSeverity(const DiagnosticList& diags, Severity s) {
 // the input (the hint excepted: its line feeds are the engine's), and this is what terminals,
 // logs and the text report show.
 std::string formatText(const Diagnostic& d) {
-  const auto e = [](std::string_view field) { return escapeControls(field); };
+  // Appended piece by piece into one string: a run with 100k warnings renders each of them.
   std::string s;
+  s.reserve(96 + d.node.size() + d.op.size() + d.module.size() + d.port.size() + d.message.size() +
+            d.ruleId.size() + d.variant.size() + d.expected.size() + d.actual.size() + d.hint.size());
+  const auto e = [&](std::string_view field) { appendEscapedControls(s, field); };
   s += severityName(d.severity);
   s += '[';
   s += diagCodeName(d.code);
   s += "]: ";
   if (!d.node.empty()) {
-    s += "node '" + e(d.node) + "'";
-    if (!d.op.empty()) s += " (" + e(d.op) + ")";
-    if (!d.module.empty()) s += " in module '" + e(d.module) + "'";
-    if (!d.port.empty()) s += " port " + e(d.port);
+    s += "node '";
+    e(d.node);
+    s += '\'';
+    if (!d.op.empty()) {
+      s += " (";
+      e(d.op);
+      s += ')';
+    }
+    if (!d.module.empty()) {
+      s += " in module '";
+      e(d.module);
+      s += '\'';
+    }
+    if (!d.port.empty()) {
+      s += " port ";
+      e(d.port);
+    }
     s += ": ";
   }
-  s += e(d.message);
+  e(d.message);
   s += '\n';
   if (d.mark.known() || !d.ruleId.empty()) {
     s += "  --> ";
-    if (d.mark.known()) s += e(d.mark.toString());
+    if (d.mark.known()) e(d.mark.toString());
     // Graph-file diagnostics locate the value by its JSON pointer, carried in `port`.
-    if (d.node.empty() && !d.port.empty()) s += " at " + e(d.port);
+    if (d.node.empty() && !d.port.empty()) {
+      s += " at ";
+      e(d.port);
+    }
     if (!d.ruleId.empty()) {
       s += d.mark.known() ? " (rule " : "(rule ";
-      s += e(d.ruleId);
-      if (!d.variant.empty()) s += ", variant " + e(d.variant);
+      e(d.ruleId);
+      if (!d.variant.empty()) {
+        s += ", variant ";
+        e(d.variant);
+      }
       s += ')';
     }
     s += '\n';
   }
-  if (!d.expected.empty()) s += "  expected: " + e(d.expected) + '\n';
-  if (!d.actual.empty()) s += "  actual:   " + e(d.actual) + '\n';
+  if (!d.expected.empty()) {
+    s += "  expected: ";
+    e(d.expected);
+    s += '\n';
+  }
+  if (!d.actual.empty()) {
+    s += "  actual:   ";
+    e(d.actual);
+    s += '\n';
+  }
   // A hint may be several lines the engine wrote (a rule file to start from): its own line
   // feeds are kept.
-  if (!d.hint.empty()) s += "  hint:     " + escapeControlsKeepingLines(d.hint) + '\n';
+  if (!d.hint.empty()) {
+    s += "  hint:     ";
+    appendEscapedControlsKeepingLines(s, d.hint);
+    s += '\n';
+  }
   return s;
 }
 

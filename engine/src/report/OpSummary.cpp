@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <string_view>
 #include <unordered_map>
 
 namespace qnnrules {
@@ -10,23 +12,36 @@ namespace qnnrules {
 std::vector<OpSummaryRow> summarizeOps(const Graph& graph, const DelegationReport& delegation,
                                        const DiagnosticList& diagnostics) {
   std::vector<OpSummaryRow> rows;
-  std::unordered_map<std::string, size_t> index;  // op -> row
-  auto row = [&](std::string_view op) -> OpSummaryRow& {
-    auto [it, added] = index.try_emplace(std::string(op), rows.size());
+  // op -> row. The keys are views of the graph's interned targets and of the diagnostics' op
+  // names, both of which outlive this call; nodes find their row by target id, so a node costs
+  // no hash and no string.
+  std::unordered_map<std::string_view, size_t> index;
+  auto rowIndex = [&](std::string_view op) {
+    auto [it, added] = index.try_emplace(op, rows.size());
     if (added) rows.push_back(OpSummaryRow{std::string(op)});
-    return rows[it->second];
+    return it->second;
   };
+  constexpr size_t kNoRow = SIZE_MAX;
+  std::vector<size_t> rowOfTarget(graph.targets().size(), kNoRow);
   const auto& nodes = graph.nodes();
   for (size_t i = 0; i < nodes.size() && i < delegation.nodes.size(); ++i) {
     const NodeDelegation& d = delegation.nodes[i];
     if (d.role != NodeRole::kCompute) continue;
-    OpSummaryRow& r = row(graph.target(nodes[i]));
+    const uint32_t t = nodes[i].targetId;
+    size_t at = kNoRow;
+    if (t == Node::kNoTarget) {
+      at = rowIndex({});
+    } else {
+      if (rowOfTarget[t] == kNoRow) rowOfTarget[t] = rowIndex(graph.targets()[t]);
+      at = rowOfTarget[t];
+    }
+    OpSummaryRow& r = rows[at];
     ++r.count;
     r.delegated += d.placement == Placement::kDelegated;
     r.onCpu += d.placement == Placement::kCpu;
   }
   for (const Diagnostic& d : diagnostics)
-    if (!d.op.empty()) ++row(d.op).diagnostics;
+    if (!d.op.empty()) ++rows[rowIndex(d.op)].diagnostics;
   std::stable_sort(rows.begin(), rows.end(), [](const OpSummaryRow& a, const OpSummaryRow& b) {
     return a.count != b.count ? a.count > b.count : a.op < b.op;
   });

@@ -20,4 +20,8 @@ std::string escapeControls(std::string_view text);
 // line feeds are kept, every other control character is escaped.
 std::string escapeControlsKeepingLines(std::string_view text);
 
+// The same two, appended to `out`: a renderer writing many fields builds no string per field.
+void appendEscapedControls(std::string& out, std::string_view text);
+void appendEscapedControlsKeepingLines(std::string& out, std::string_view text);
+
 }  // namespace qnnrules
