@@ -14,10 +14,16 @@ constexpr std::array<std::string_view, static_cast<size_t>(ScalarType::kCount)> 
 
 constexpr std::array<std::string_view, 4> kQSchemeNames = {
     "per_tensor_affine", "per_tensor_symmetric", "per_channel_affine", "per_channel_symmetric"};
+static_assert([] {
+  for (size_t i = 0; i < kQSchemeNames.size(); ++i)
+    for (size_t j = i + 1; j < kQSchemeNames.size(); ++j)
+      if (kQSchemeNames[i].size() == kQSchemeNames[j].size()) return false;
+  return true;
+}(), "parseQScheme tells the names apart by their lengths");
 
 std::string_view stripTorchPrefix(std::string_view s) {
   constexpr std::string_view kPrefix = "torch.";
-  return s.substr(0, kPrefix.size()) == kPrefix ? s.substr(kPrefix.size()) : s;
+  return s.starts_with(kPrefix) ? s.substr(kPrefix.size()) : s;
 }
 
 ZeroPointRange scanZeroPoints(const InlineVector<int64_t>& zps) {
@@ -106,8 +112,9 @@ ZeroPointRange zeroPointRange(const QuantSpec& s) {
 
 std::optional<QScheme> parseQScheme(std::string_view s) {
   s = stripTorchPrefix(s);
+  // The four names differ in length: one comparison decides (read for every quant spec).
   for (size_t i = 0; i < kQSchemeNames.size(); ++i)
-    if (kQSchemeNames[i] == s) return static_cast<QScheme>(i);
+    if (kQSchemeNames[i].size() == s.size()) return kQSchemeNames[i] == s ? std::optional(static_cast<QScheme>(i)) : std::nullopt;
   return std::nullopt;
 }
 
