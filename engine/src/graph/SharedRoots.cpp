@@ -16,6 +16,9 @@ Resolved SharedRoots::resolve(const QuantSpec* spec) const {
   if (!spec) return {Resolution::kUnannotated, nullptr};
   // Most specs are concrete: no memo lookup for them (only shared ones are ever memoized).
   if (!spec->isShared()) return {Resolution::kConcrete, spec};
+  // Room for every port at the first shared one: a graph without shared specs (a fan-in of
+  // a million annotated inputs) allocates no table.
+  if (memo_.empty()) memo_.reserve(g_.nodes().size() * 2);
   path_.clear();
   Resolved result;
   const QuantSpec* cur = spec;

@@ -24,7 +24,7 @@ struct Resolved {
 // not change while it is in use.
 class SharedRoots {
  public:
-  explicit SharedRoots(const Graph& g) : g_(g) { memo_.reserve(g.nodes().size() * 2); }
+  explicit SharedRoots(const Graph& g) : g_(g) {}
 
   // The concrete spec `spec` resolves to; kUnannotated for a null spec, kCycle or kUnresolved
   // for a chain that does not end at a spec.
