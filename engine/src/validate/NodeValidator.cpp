@@ -38,7 +38,9 @@ bool NodeValidator::bind(const Node& node, const Rule& rule) {
           bound_.push_back(b);
         };
         if (arg.kind == Argument::Kind::kTensor) add(arg, -1);
-        if (arg.kind == Argument::Kind::kList) bound_.reserve(bound_.size() + arg.list.size());  // a 1M-way cat: no regrowth
+        // A 1M-way cat: room for the list and for a tensor per port still to bind (its output),
+        // so that no push regrows (and copies) a million bound tensors.
+        if (arg.kind == Argument::Kind::kList) bound_.reserve(bound_.size() + arg.list.size() + rule.ports.size());
         if (arg.kind == Argument::Kind::kList)
           for (size_t j = 0; j < arg.list.size(); ++j)
             if (arg.list[j].kind == Argument::Kind::kTensor) add(arg.list[j], static_cast<int>(j));
