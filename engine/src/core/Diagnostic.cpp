@@ -76,62 +76,38 @@ std::string formatText(const Diagnostic& d) {
   std::string s;
   s.reserve(96 + d.node.size() + d.op.size() + d.module.size() + d.port.size() + d.message.size() +
             d.ruleId.size() + d.variant.size() + d.expected.size() + d.actual.size() + d.hint.size());
-  const auto e = [&](std::string_view field) { appendEscapedControls(s, field); };
+  // `before`, the field escaped, `after`.
+  const auto field = [&](std::string_view before, std::string_view value, std::string_view after) {
+    s += before;
+    appendEscapedControls(s, value);
+    s += after;
+  };
   s += severityName(d.severity);
   s += '[';
   s += diagCodeName(d.code);
   s += "]: ";
   if (!d.node.empty()) {
-    s += "node '";
-    e(d.node);
-    s += '\'';
-    if (!d.op.empty()) {
-      s += " (";
-      e(d.op);
-      s += ')';
-    }
-    if (!d.module.empty()) {
-      s += " in module '";
-      e(d.module);
-      s += '\'';
-    }
-    if (!d.port.empty()) {
-      s += " port ";
-      e(d.port);
-    }
+    field("node '", d.node, "'");
+    if (!d.op.empty()) field(" (", d.op, ")");
+    if (!d.module.empty()) field(" in module '", d.module, "'");
+    if (!d.port.empty()) field(" port ", d.port, "");
     s += ": ";
   }
-  e(d.message);
-  s += '\n';
+  field("", d.message, "\n");
   if (d.mark.known() || !d.ruleId.empty()) {
     s += "  --> ";
-    if (d.mark.known()) e(d.mark.toString());
+    if (d.mark.known()) field("", d.mark.toString(), "");
     // Graph-file diagnostics locate the value by its JSON pointer, carried in `port`.
-    if (d.node.empty() && !d.port.empty()) {
-      s += " at ";
-      e(d.port);
-    }
+    if (d.node.empty() && !d.port.empty()) field(" at ", d.port, "");
     if (!d.ruleId.empty()) {
-      s += d.mark.known() ? " (rule " : "(rule ";
-      e(d.ruleId);
-      if (!d.variant.empty()) {
-        s += ", variant ";
-        e(d.variant);
-      }
+      field(d.mark.known() ? " (rule " : "(rule ", d.ruleId, "");
+      if (!d.variant.empty()) field(", variant ", d.variant, "");
       s += ')';
     }
     s += '\n';
   }
-  if (!d.expected.empty()) {
-    s += "  expected: ";
-    e(d.expected);
-    s += '\n';
-  }
-  if (!d.actual.empty()) {
-    s += "  actual:   ";
-    e(d.actual);
-    s += '\n';
-  }
+  if (!d.expected.empty()) field("  expected: ", d.expected, "\n");
+  if (!d.actual.empty()) field("  actual:   ", d.actual, "\n");
   // A hint may be several lines the engine wrote (a rule file to start from): its own line
   // feeds are kept.
   if (!d.hint.empty()) {
