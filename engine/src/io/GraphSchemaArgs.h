@@ -110,6 +110,11 @@ void Reader<V>::readTensorRef(const V& v, Argument& a) {
     if (!p.outputs.empty() && a.tensor.output >= p.outputs.size())
       error("node '" + std::string(producer) + "' has no output " + std::to_string(a.tensor.output),
             "an index below " + std::to_string(p.outputs.size()), output->dump());
+    // Output 1 or later of a node that lists no outputs is Graph::verify's to report; reading
+    // node by node runs no verify (its reader checks all the rest as it reads), so it hands
+    // such a graph to the whole-document reading, whose verify says it.
+    else if (streamed_ && p.outputs.empty() && a.tensor.output > 0)
+      error("an output of a node without outputs", "output 0", output->dump());
   }
   if (std::optional<V> q = field<"qspec">(refFields)) {
     PathScope s(path_, "qspec");

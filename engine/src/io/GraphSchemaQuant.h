@@ -305,6 +305,8 @@ void Reader<V>::fillEdgeSlots(std::vector<SharedRef*>& edges) {
     for (; from < to; ++from) {
       if (auto it = first.find(edges[from]->node); it != first.end())
         std::tie(edges[from]->arg, edges[from]->element) = it->second;
+      else if (streamed_)  // not an edge: Graph::verify's to report, as for outputs (GraphSchemaArgs.h)
+        error("shared_with names an edge the graph does not have", "an edge of the graph", "none");
     }
   }
 }
