@@ -21,7 +21,7 @@ CompatibilityMatrix stopped(CompatibilityMatrix m, const Status& st, const Diagn
   return m;
 }
 
-std::string cellText(const MatrixCell& c) {
+std::string verdictText(const MatrixCell& c) {
   switch (c.verdict.kind) {
     case VerdictKind::kValid: return "valid";
     case VerdictKind::kValidWithCpuFallback: return fmt::format("cpu {}%", c.verdict.cpuPercent);
@@ -31,6 +31,10 @@ std::string cellText(const MatrixCell& c) {
   }
   return "";
 }
+
+// The verdict and the cell's compute nodes on CPU of all, for every verdict (as the HTML page
+// shows them): an INVALID cell names no share, yet the nodes its errors concern would not run.
+std::string cellText(const MatrixCell& c) { return fmt::format("{} ({}/{})", verdictText(c), c.cpuNodes, c.computeNodes); }
 
 }  // namespace
 
@@ -160,7 +164,7 @@ std::string CompatibilityMatrix::text() const {
   const bool whole = std::any_of(cells.begin(), cells.end(), [](const MatrixCell& c) { return !c.fullDelegationProblems.empty(); });
   out += std::string("cells: valid, cpu N% (valid with N% of compute nodes on CPU), INVALID N (errors") +
          (whole ? "; + whole: the backend needs the whole graph in one partition and does not get it" : "") +
-         "), SESSION FAILS\n";
+         "), SESSION FAILS; (C/T): C of the T compute nodes on CPU\n";
   return out;
 }
 

@@ -65,10 +65,11 @@ TEST(Matrix, TextAndJson) {
   EXPECT_EQ(text.substr(0, text.find('\n')),
             "compatibility matrix of mixed on htp: 2 SoC(s) x 2 config(s), 4 validation(s)");
   EXPECT_EQ(text, "compatibility matrix of mixed on htp: 2 SoC(s) x 2 config(s), 4 validation(s)\n"
-                  "SoC     hardware  16a8w  16a16w\n"
-                  "SM8350  HTP V68   valid  INVALID 4\n"
-                  "SM8650  HTP V75   valid  valid\n"
-                  "cells: valid, cpu N% (valid with N% of compute nodes on CPU), INVALID N (errors), SESSION FAILS\n");
+                  "SoC     hardware  16a8w         16a16w\n"
+                  "SM8350  HTP V68   valid (0/13)  INVALID 4 (4/13)\n"
+                  "SM8650  HTP V75   valid (0/13)  valid (0/13)\n"
+                  "cells: valid, cpu N% (valid with N% of compute nodes on CPU), INVALID N (errors), SESSION FAILS; "
+                  "(C/T): C of the T compute nodes on CPU\n");
   nlohmann::json j = nlohmann::json::parse(m.json());
   ASSERT_EQ(j["cells"].size(), 4u);
   EXPECT_EQ(j["cells"][1]["soc"], "SM8350");
@@ -129,7 +130,7 @@ TEST(Matrix, TheCliRunsItFromSocAndConfigs) {
   CommandResult r = run("cd " + shellQuote(kSource) + " && env QNNRULES_PATH= " + shellQuote(QNNRULES_VALIDATE_EXE) +
                         " tests/data/annotate/mixed.json --soc SM8350,SM8650 --configs 16a8w 16a16w");
   EXPECT_EQ(r.exitCode, 1) << r.output;  // strict: a cell is invalid
-  EXPECT_NE(r.output.find("SM8350  HTP V68   valid  INVALID 4\n"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("SM8350  HTP V68   valid (0/13)  INVALID 4 (4/13)\n"), std::string::npos) << r.output;
   CommandResult warn = run("cd " + shellQuote(kSource) + " && env QNNRULES_PATH= " + shellQuote(QNNRULES_VALIDATE_EXE) +
                            " tests/data/annotate/mixed.json --soc all --configs all --warn --format json");
   EXPECT_EQ(warn.exitCode, 0) << warn.output;
