@@ -43,7 +43,6 @@ struct Keys {
 template <typename V, typename K>
 class FieldValues {
  public:
-  using Allowed = K;
   std::optional<V>& at(size_t slot) { return values_[slot]; }
   const std::optional<V>& at(size_t slot) const { return values_[slot]; }
 
