@@ -106,13 +106,14 @@ void Reader<V>::readTensorRef(const V& v, Argument& a) {
   if (std::optional<V> output = field<"output">(refFields)) {
     PathScope s(path_, "output");
     if (auto o = integer<uint32_t>(*output, 0, UINT32_MAX - 1, "an output index")) a.tensor.output = *o;
+    // An index past the producer's outputs. Output 1 or later of a node that lists no outputs
+    // is Graph::verify's to report; reading node by node runs no verify (its reader checks all
+    // the rest as it reads), so it hands such a graph to the whole-document reading, whose
+    // verify says it.
     const Node& p = out_.graph.node(a.tensor.node);
     if (!p.outputs.empty() && a.tensor.output >= p.outputs.size())
       error("node '" + std::string(producer) + "' has no output " + std::to_string(a.tensor.output),
             "an index below " + std::to_string(p.outputs.size()), output->dump());
-    // Output 1 or later of a node that lists no outputs is Graph::verify's to report; reading
-    // node by node runs no verify (its reader checks all the rest as it reads), so it hands
-    // such a graph to the whole-document reading, whose verify says it.
     else if (streamed_ && p.outputs.empty() && a.tensor.output > 0)
       error("an output of a node without outputs", "output 0", output->dump());
   }
