@@ -8,6 +8,8 @@
 #include "qnnrules/facts/GraphFacts.h"
 #include "qnnrules/io/GraphReader.h"
 #include "qnnrules/io/OnnxBinding.h"
+#include "qnnrules/passes/DynamicShapes.h"
+#include "qnnrules/passes/RankFusion.h"
 #include "qnnrules/passes/NumericChecks.h"
 #include "qnnrules/passes/Prune.h"
 #include "qnnrules/passes/QdqFold.h"
@@ -214,7 +216,14 @@ void Engine::runPasses(RunReport& r, WorkingGraph& g, const RunOptions& options)
     PhaseTimer timer(r.times, Phase::kValidate);
     facts.emplace(graph, *rules_);
     pruned = pruneGraph(graph, facts->users());
-    r.validation = check(*facts, soc_, options_.validate, pruned);
+    ValidateOptions vo = options_.validate;
+    if (lowering && lowering->path->fuseRank6ReshapeTranspose) vo.rankExempt = rank6ReshapeTransposeChains(*facts);
+    r.validation = check(*facts, soc_, std::move(vo), pruned);
+    if (lowering) {
+      DiagnosticList shapes = checkDynamicShapes(*facts, pruned, *lowering->path);
+      r.validation.diagnostics.insert(r.validation.diagnostics.end(), std::make_move_iterator(shapes.begin()),
+                                      std::make_move_iterator(shapes.end()));
+    }
   }
   if (options.partition) {
     PhaseTimer timer(r.times, Phase::kPartition);

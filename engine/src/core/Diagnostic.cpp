@@ -32,6 +32,8 @@ std::string_view diagCodeName(DiagCode c) {
     case DiagCode::kMissingPort: return "missing-port";
     case DiagCode::kUnverifiable: return "unverifiable";
     case DiagCode::kCpuFallback: return "cpu-fallback";
+    case DiagCode::kRank: return "rank";
+    case DiagCode::kDynamicShape: return "dynamic-shape";
     case DiagCode::kScaleNotFinite: return "scale-not-finite";
     case DiagCode::kScaleOutOfRange: return "scale-out-of-range";
     case DiagCode::kZeroPointOutOfRange: return "zero-point-out-of-range";

@@ -12,12 +12,15 @@ namespace {
 
 using namespace strictyaml;  // NOLINT(google-build-using-namespace): the shared strict-YAML helpers
 
-constexpr std::array<std::string_view, 8> kTopKeys = {"version",         "lowering",         "description", "default_for",
-                                                      "session_failure", "noop_conversions", "ungrouped_qdq_nodes",
-                                                      "rewrites"};
+constexpr std::array<std::string_view, 10> kTopKeys = {"version",          "lowering",         "description",
+                                                      "default_for",      "session_failure",  "noop_conversions",
+                                                      "ungrouped_qdq_nodes", "dynamic_shapes",
+                                                      "rank6_reshape_transpose", "rewrites"};
 constexpr std::array<std::string_view, 2> kSessionKeys = {"onnx_ops", "message"};
-constexpr std::array<std::string_view, 8> kRewriteKeys = {"id", "rules", "when", "static", "scales_differ", "port", "set", "says"};
-constexpr std::array<std::string_view, 5> kSetKeys = {"dtype", "symmetric", "scale", "offset", "float"};
+constexpr std::array<std::string_view, 2> kDynamicShapeKeys = {"nodes", "message"};
+constexpr std::array<std::string_view, 9> kRewriteKeys = {"id",  "rules", "targets", "when", "static",
+                                                          "scales_differ", "port", "set", "says"};
+constexpr std::array<std::string_view, 6> kSetKeys = {"dtype", "symmetric", "scale", "offset", "float", "encoding_of"};
 constexpr std::array<std::string_view, 3> kSourceNames = {"json", "onnx", "pt2"};
 
 class LoweringLoader : public StrictYamlReader {
@@ -60,6 +63,17 @@ class LoweringLoader : public StrictYamlReader {
         } else {
           error(DiagCode::kInvalidValue, mark(e->value), "'ungrouped_qdq_nodes' must be float or as_read", "float or as_read",
                 *s);
+        }
+      }
+    }
+    if (const Entry* e = top.get("dynamic_shapes")) readDynamicShapes(*e, p);
+    if (const Entry* e = top.get("rank6_reshape_transpose")) {
+      if (auto s = str(e->value, "'rank6_reshape_transpose'")) {
+        if (*s == "fuse" || *s == "as_read") {
+          p.fuseRank6ReshapeTranspose = *s == "fuse";
+        } else {
+          error(DiagCode::kInvalidValue, mark(e->value), "'rank6_reshape_transpose' must be fuse or as_read",
+                "fuse or as_read", clip(*s));
         }
       }
     }
@@ -112,6 +126,27 @@ class LoweringLoader : public StrictYamlReader {
     }
   }
 
+  // dynamic_shapes: {nodes: cpu, message: ...}: a node with a dimension the path cannot infer runs
+  // on CPU. `nodes` names what becomes of such a node (cpu: the only value a path has shown).
+  void readDynamicShapes(const Entry& e, LoweringPath& p) {
+    Map m = readMap(e.value, "'dynamic_shapes'", kDynamicShapeKeys);
+    if (!m.valid) return;
+    if (const Entry* x = m.get("nodes")) {
+      if (auto s = str(x->value, "'nodes' of 'dynamic_shapes'"); s && *s != "cpu")
+        error(DiagCode::kInvalidValue, mark(x->value), "'nodes' of 'dynamic_shapes' must be cpu", "cpu", clip(*s));
+    } else {
+      missing(e.value, m, "'dynamic_shapes'", "nodes");
+    }
+    if (const Entry* x = m.get("message")) {
+      if (auto s = str(x->value, "'message' of 'dynamic_shapes'")) {
+        p.dynamicShapesMessage = *s;
+        p.dynamicShapesMark = mark(e.keyNode);
+      }
+    } else {
+      missing(e.value, m, "'dynamic_shapes'", "message");
+    }
+  }
+
   std::optional<QnnDatatype> datatype(const YAML::Node& v, const std::string& what) {
     return enumValue<QnnDatatype>(v, what, "QNN datatype", datatypeNames(), parseDatatype);
   }
@@ -138,6 +173,7 @@ class LoweringLoader : public StrictYamlReader {
     if (const Entry* e = m.get("id"))
       if (auto s = str(e->value, in("id"))) r.id = *s;
     if (const Entry* e = m.get("rules")) r.rules = strings(e->value, in("rules"));
+    if (const Entry* e = m.get("targets")) r.targets = strings(e->value, in("targets"));
     if (const Entry* e = m.get("port"))
       if (auto s = str(e->value, in("port"))) r.port = *s;
     if (const Entry* e = m.get("says"))
@@ -177,6 +213,12 @@ class LoweringLoader : public StrictYamlReader {
           error(DiagCode::kInvalidValue, mark(e->value), "'float' of " + what + " takes no other change",
                 "float: true alone", "float with other keys");
       }
+    }
+    if (const Entry* e = s.get("encoding_of")) {
+      if (auto p = str(e->value, "'encoding_of' of " + what)) r.setEncodingOf = *p;
+      if (s.entries.size() > 1)
+        error(DiagCode::kInvalidValue, mark(e->value), "'encoding_of' of " + what + " takes no other change",
+              "encoding_of alone", "encoding_of with other keys");
     }
     if (const Entry* e = s.get("symmetric"))
       if (auto b = boolean(e->value, "'symmetric' of " + what)) r.setSymmetric = *b;

@@ -36,7 +36,8 @@ void fields(A& a, R& c) {
 template <typename A, typename R>
   requires std::is_same_v<std::remove_const_t<R>, Variant>
 void fields(A& a, R& v) {
-  a(v.name), a(v.description), a(v.ports), a(v.gate), a(v.gateAtFinalize), a(v.hint), a(v.mark);
+  a(v.name), a(v.description), a(v.ports), a(v.gate), a(v.gateAtFinalize), a(v.hint), a(v.maxRank), a(v.maxRankMark);
+  a(v.mark);
 }
 
 template <typename A, typename R>
@@ -51,7 +52,7 @@ template <typename A, typename R>
 void fields(A& a, R& r) {
   a(r.id), a(r.kind), a(r.targets), a(r.qnnOp), a(r.pattern), a(r.description), a(r.reason), a(r.ports);
   a(r.variants), a(r.onnx), a(r.mark), a(r.origin), a(r.inheritedFrom), a(r.via), a(r.notes);
-  a(r.noQuantizedTypes);
+  a(r.noQuantizedTypes), a(r.maxRank), a(r.maxRankMark);
 }
 
 template <typename A, typename R>
@@ -64,7 +65,8 @@ template <typename A, typename R>
   requires std::is_same_v<std::remove_const_t<R>, BackendManifest>
 void fields(A& a, R& m) {
   a(m.backend), a(m.description), a(m.extends), a(m.extendsMark), a(m.exclude), a(m.datatypes), a(m.encodings);
-  a(m.symmetric), a(m.hardware), a(m.hardwareMark), a(m.quantized), a(m.whyNotQuantized);
+  a(m.symmetric), a(m.maxRank), a(m.maxRankMark), a(m.hardware), a(m.hardwareMark), a(m.quantized);
+  a(m.whyNotQuantized);
   a(m.delegation.requireFullDelegation), a(m.delegation.inputQuantizeOnCpu), a(m.delegation.outputDequantizeOnCpu);
   a(m.isDefault), a(m.defaultMark), a(m.mark);
 }
@@ -132,15 +134,16 @@ void fields(A& a, R& p) {
 template <typename A, typename R>
   requires std::is_same_v<std::remove_const_t<R>, LoweringRewrite>
 void fields(A& a, R& w) {
-  a(w.id), a(w.rules), a(w.when), a(w.readsStatic), a(w.scalesDiffer), a(w.setFloat), a(w.port), a(w.setDatatype),
-      a(w.setSymmetric), a(w.setScale), a(w.setScaleText), a(w.setOffset), a(w.says), a(w.mark);
+  a(w.id), a(w.rules), a(w.targets), a(w.when), a(w.readsStatic), a(w.scalesDiffer), a(w.setFloat), a(w.port), a(w.setDatatype),
+      a(w.setSymmetric), a(w.setScale), a(w.setScaleText), a(w.setOffset), a(w.setEncodingOf), a(w.says), a(w.mark);
 }
 
 template <typename A, typename R>
   requires std::is_same_v<std::remove_const_t<R>, LoweringPath>
 void fields(A& a, R& p) {
   a(p.name), a(p.description), a(p.defaultFor), a(p.sessionFailureOnnxOps), a(p.sessionFailureMessage),
-      a(p.sessionFailureMark), a(p.rewrites), a(p.mergeEncodingsAcrossNoOps), a(p.floatUngroupedQdq), a(p.mark),
+      a(p.sessionFailureMark), a(p.rewrites), a(p.mergeEncodingsAcrossNoOps), a(p.floatUngroupedQdq),
+      a(p.dynamicShapesMessage), a(p.dynamicShapesMark), a(p.fuseRank6ReshapeTranspose), a(p.mark),
       a(p.origin);
 }
 
@@ -153,11 +156,11 @@ void fields(A& a, R& p) {
 static_assert(sizeof(PortDecl) == 72, "a field of PortDecl changed: list it in fields() above");
 static_assert(sizeof(KindValue) == 56, "a field of KindValue changed: list it in fields() above");
 static_assert(sizeof(PortConstraint) == 152, "a field of PortConstraint changed: list it in fields() above");
-static_assert(sizeof(Variant) == 224, "a field of Variant changed: list it in fields() above");
+static_assert(sizeof(Variant) == 256, "a field of Variant changed: list it in fields() above");
 static_assert(sizeof(OnnxMapping) == 192, "a field of OnnxMapping changed: list it in fields() above");
-static_assert(sizeof(Rule) == 408, "a field of Rule changed: list it in fields() above");
+static_assert(sizeof(Rule) == 440, "a field of Rule changed: list it in fields() above");
 static_assert(sizeof(Exclusion) == 104, "a field of Exclusion changed: list it in fields() above");
-static_assert(sizeof(BackendManifest) == 384, "a field of BackendManifest changed: list it in fields() above");
+static_assert(sizeof(BackendManifest) == 416, "a field of BackendManifest changed: list it in fields() above");
 static_assert(sizeof(HardwareGate) == 72, "a field of HardwareGate changed: list it in fields() above");
 static_assert(sizeof(HardwareColumn) == 88, "a field of HardwareColumn changed: list it in fields() above");
 static_assert(sizeof(SocHardware) == 72, "a field of SocHardware changed: list it in fields() above");
@@ -166,8 +169,8 @@ static_assert(sizeof(TensorQuant) == 24, "a field of TensorQuant changed: list i
 static_assert(sizeof(QuantConfig) == 264, "a field of QuantConfig changed: list it in fields() above");
 static_assert(sizeof(EnumChoice) == 40, "a field of EnumChoice changed: list it in fields() above");
 static_assert(sizeof(OptionSpec) == 144, "a field of OptionSpec changed: list it in fields() above");
-static_assert(sizeof(LoweringRewrite) == 296, "a field of LoweringRewrite changed: list it in fields() above");
-static_assert(sizeof(LoweringPath) == 256, "a field of LoweringPath changed: list it in fields() above");
+static_assert(sizeof(LoweringRewrite) == 352, "a field of LoweringRewrite changed: list it in fields() above");
+static_assert(sizeof(LoweringPath) == 320, "a field of LoweringPath changed: list it in fields() above");
 #endif
 
 }  // namespace qnnrules::rulecache

@@ -32,12 +32,13 @@ namespace {
 using namespace strictyaml;  // NOLINT(google-build-using-namespace): the shared strict-YAML helpers
 
 constexpr std::array<std::string_view, 2> kTopKeys = {"version", "rules"};
-constexpr std::array<std::string_view, 13> kRuleKeys = {
+constexpr std::array<std::string_view, 14> kRuleKeys = {
     "id", "kind", "extends", "targets", "onnx", "qnn_op", "pattern", "description", "reason",
-    "inputs", "outputs", "variants", "add_variants"};
+    "max_rank", "inputs", "outputs", "variants", "add_variants"};
 constexpr std::array<std::string_view, 4> kInputKeys = {"name", "arg", "optional", "variadic"};
 constexpr std::array<std::string_view, 4> kOutputKeys = {"name", "index", "optional", "variadic"};
-constexpr std::array<std::string_view, 6> kVariantKeys = {"name", "description", "min_arch", "gate_fails_at", "hint", "ports"};
+constexpr std::array<std::string_view, 7> kVariantKeys = {"name", "description", "min_arch", "gate_fails_at",
+                                                          "hint",  "max_rank",    "ports"};
 constexpr std::array<std::string_view, 3> kKindNames = {"op", "structural", "unsupported"};
 
 // --- the loader ---------------------------------------------------------------------------
@@ -112,6 +113,7 @@ class Loader : public strictyaml::StrictYamlReader {
     if (inherits && rule.kind != parentKind) {
       // A different kind keeps only what every kind has: targets, description, ports.
       rule.qnnOp.clear();
+      rule.maxRank = 0;
       rule.reason.clear();
       rule.variants.clear();
       rule.pattern = AnnotationPattern::kNone;
@@ -148,6 +150,13 @@ class Loader : public strictyaml::StrictYamlReader {
     if (reason) {
       if (auto s = str(reason->value, in("reason"))) rule.reason = *s;
     }
+    const Entry* maxRank = m.get("max_rank");
+    if (maxRank) {
+      if (auto r = integer(maxRank->value, in("max_rank"), 1, 64, "a rank from 1 to 64")) {
+        rule.maxRank = static_cast<int>(*r);
+        rule.maxRankMark = mark(maxRank->keyNode);
+      }
+    }
     const bool inheritedOp = inherits && parentKind == RuleKind::kOp && rule.kind == RuleKind::kOp;
     if (kindOk) {
       auto onlyFor = [&](const Entry* e, std::string_view kinds) {
@@ -168,6 +177,7 @@ class Loader : public strictyaml::StrictYamlReader {
         if (!variants && !addVariants && !inheritedOp) requiredFor("variants", "a non-empty list of variants");
       } else {
         if (qnnOp) onlyFor(qnnOp, "op");
+        if (maxRank) onlyFor(maxRank, "op");
         if (variants) onlyFor(variants, "op");
         if (addVariants) onlyFor(addVariants, "op");
       }
@@ -269,6 +279,10 @@ class Loader : public strictyaml::StrictYamlReader {
     const BackendManifest* bm = ctx_.manifest;
     if (!bm) return;
     if (!bm->quantized) rule.noQuantizedTypes = bm->whyNotQuantized;
+    if (rule.kind == RuleKind::kOp && rule.maxRank == 0 && bm->maxRank != 0) {
+      rule.maxRank = bm->maxRank;
+      rule.maxRankMark = bm->maxRankMark;
+    }
     for (Variant& v : rule.variants) applySymmetric(v, *bm);
   }
 
@@ -400,6 +414,12 @@ class Loader : public strictyaml::StrictYamlReader {
         if (auto s = str(e->value, in("hint"))) variant.hint = *s;
       }
       if (const Entry* e = m.get("min_arch")) parseMinArch(*this, *e, scope, backendName(), ctx_.hardware, variant);
+      if (const Entry* e = m.get("max_rank")) {
+        if (auto r = integer(e->value, in("max_rank"), 1, 64, "a rank from 1 to 64")) {
+          variant.maxRank = static_cast<int>(*r);
+          variant.maxRankMark = mark(e->keyNode);
+        }
+      }
       if (const Entry* e = m.get("gate_fails_at")) {
         if (auto s = str(e->value, in("gate_fails_at"))) {
           if (*s == "finalize" || *s == "validation") {

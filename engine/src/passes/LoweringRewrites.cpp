@@ -122,6 +122,27 @@ BoundLowering bindLowering(const LoweringPath& path, const RuleSet& rules, Diagn
     errors.push_back(std::move(d));
   };
   for (const LoweringRewrite& rw : path.rewrites) {
+    // A target none of the named rules has could never match (a typo): an error of the rewrite,
+    // unless the backend has none of those rules (paths are shared by backends).
+    std::vector<const Rule*> named;
+    for (const std::string& id : rw.rules)
+      for (const Rule& r : all)
+        if (r.id == id) named.push_back(&r);
+    for (const std::string& t : rw.targets) {
+      if (named.empty() || std::any_of(named.begin(), named.end(), [&](const Rule* r) {
+            return std::find(r->targets.begin(), r->targets.end(), t) != r->targets.end();
+          }))
+        continue;
+      Diagnostic d;
+      d.code = DiagCode::kInvalidValue;
+      d.mark = rw.mark;
+      d.message = "rewrite '" + rw.id + "' of lowering path '" + path.name + "' names target '" + t +
+                  "', which none of its rules has";
+      for (const Rule* r : named)
+        for (const std::string& own : r->targets) d.expected += (d.expected.empty() ? "one of: " : ", ") + own;
+      d.actual = t;
+      errors.push_back(std::move(d));
+    }
     for (const std::string& id : rw.rules) {
       auto it = std::find_if(all.begin(), all.end(), [&](const Rule& r) { return r.id == id; });
       if (it == all.end()) continue;
@@ -142,6 +163,11 @@ BoundLowering bindLowering(const LoweringPath& path, const RuleSet& rules, Diagn
       for (const auto& [name, type] : rw.when) b.when.emplace_back(portOf(name), type);
       for (const auto& [name, isStatic] : rw.readsStatic) b.readsStatic.emplace_back(portOf(name), isStatic);
       for (const std::string& name : rw.scalesDiffer) b.scalesDiffer.push_back(portOf(name));
+      if (!rw.setEncodingOf.empty()) b.encodingOf = portOf(rw.setEncodingOf);
+      // Targets narrow the rewrite to those of each named rule's ATen targets that it lists.
+      for (const std::string& t : rw.targets)
+        if (std::find(it->targets.begin(), it->targets.end(), t) != it->targets.end()) b.targets.push_back(t);
+      if (!rw.targets.empty() && b.targets.empty()) continue;
       if (ok) out.rewrites.push_back(std::move(b));
     }
   }
@@ -155,6 +181,15 @@ std::vector<AppliedRewrite> applyLoweringRewrites(Graph& graph, const RuleSet& r
   // Per rule: its rewrites; per interned target: its rule. Both once, not per node.
   std::vector<std::vector<const BoundRewrite*>> byRule(all.size());
   for (const BoundRewrite& b : lowering.rewrites) byRule[b.rule].push_back(&b);
+  // Per rewrite with targets: which of the graph's interned targets it applies to.
+  std::vector<std::vector<uint8_t>> targetAllowed(lowering.rewrites.size());
+  for (size_t k = 0; k < lowering.rewrites.size(); ++k) {
+    const BoundRewrite& b = lowering.rewrites[k];
+    if (b.targets.empty()) continue;
+    targetAllowed[k].assign(graph.targets().size(), 0);
+    for (size_t t = 0; t < graph.targets().size(); ++t)
+      targetAllowed[k][t] = std::find(b.targets.begin(), b.targets.end(), graph.targets()[t]) != b.targets.end();
+  }
   std::vector<int32_t> ruleOfTarget(graph.targets().size(), -1);
   for (size_t t = 0; t < ruleOfTarget.size(); ++t)
     if (const Rule* r = rules.findByTarget(graph.targets()[t]); r && !byRule[static_cast<size_t>(r - all.data())].empty())
@@ -181,7 +216,8 @@ std::vector<AppliedRewrite> applyLoweringRewrites(Graph& graph, const RuleSet& r
         return r.how == Resolution::kConcrete ? r.root : nullptr;
       };
       for (const BoundRewrite* b : byRule[static_cast<size_t>(ruleOfTarget[node.targetId])]) {
-        bool match = true;
+        const std::vector<uint8_t>& allowed = targetAllowed[static_cast<size_t>(b - lowering.rewrites.data())];
+        bool match = allowed.empty() || allowed[node.targetId];
         for (const auto& [port, type] : b->when) {
           const QuantSpec* s = rootOf(port);
           match = match && s && portTypeOf(*s).datatype == type;
@@ -204,9 +240,17 @@ std::vector<AppliedRewrite> applyLoweringRewrites(Graph& graph, const RuleSet& r
           match = match && differs;
         }
         const QuantSpec* target = match ? rootOf(b->port) : nullptr;
-        if (target)
+        const QuantSpec* source = target && b->encodingOf >= 0 ? rootOf(b->encodingOf) : nullptr;
+        if (target && b->encodingOf >= 0) {
+          if (source) {
+            QuantSpec copy = *source;
+            copy.sharedWith.reset();
+            changes.push_back({i, &rule.ports[static_cast<size_t>(b->port)], b, std::move(copy)});
+          }
+        } else if (target) {
           changes.push_back({i, &rule.ports[static_cast<size_t>(b->port)], b,
                              b->rewrite->setFloat ? floatSpec() : rewritten(*target, *b->rewrite)});
+        }
       }
     }
   }

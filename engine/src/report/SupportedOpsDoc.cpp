@@ -120,6 +120,7 @@ void ruleSection(std::string& md, const HardwareColumn* column, const Rule& r, c
     return;
   }
   md += "- QNN op: `" + r.qnnOp + "`; annotation pattern `" + std::string(patternName(r.pattern)) + "`\n";
+  if (r.maxRank != 0) md += "- Rank limit: " + escape(rankLimitSentence(r)) + "\n";
   md += "- Ports: ";
   for (size_t p = 0; p < r.ports.size(); ++p) {
     const PortDecl& d = r.ports[p];

@@ -38,6 +38,18 @@ std::string scaleText(const PortConstraint& c) {
   return v;
 }
 
+std::string rankLimitSentence(const Rule& r, int limit) {
+  if (limit == 0) limit = r.maxRank;
+  if (limit == 0) return "";
+  return "QNN " + r.qnnOp + " takes tensors of rank " + std::to_string(limit) + " or less.";
+}
+
+std::string shapeText(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
 std::string constraintSummary(const Rule& r, const PortConstraint& c) {
   std::string s;
   for (const ConstraintKind* k : constraintKinds()) {
@@ -51,6 +63,7 @@ std::string constraintSummary(const Rule& r, const PortConstraint& c) {
 std::vector<std::string> constraintNotes(const Rule& r, const Variant& v) {
   std::vector<std::string> notes;
   if (std::string gate = gateNote(r, v); !gate.empty()) notes.push_back(std::move(gate));
+  if (v.maxRank != 0) notes.push_back("Variant " + v.name + ": " + rankLimitSentence(r, v.maxRank));
   for (size_t p = 0; p < v.ports.size(); ++p)
     for (const ConstraintKind* k : constraintKinds()) {
       if (!k->docNote) continue;

@@ -277,6 +277,45 @@ bool NodeValidator::reportQuantizedPorts(const Node& node, const Rule& rule) {
   return any;
 }
 
+namespace {
+
+const std::vector<int64_t>* shapeOf(const Graph& g, const Node& node, const Rule& rule, const BoundTensor& b) {
+  if (!rule.ports[b.port].isInput) return &node.outputs[static_cast<size_t>(b.position)].shape;
+  const Argument& arg = node.args[static_cast<size_t>(b.position)];
+  const Argument& t = b.listIndex < 0 ? arg : arg.list[static_cast<size_t>(b.listIndex)];
+  const Node& producer = g.node(t.tensor.node);
+  return t.tensor.output < producer.outputs.size() ? &producer.outputs[t.tensor.output].shape : nullptr;
+}
+
+}  // namespace
+
+// Shapes come from the graph; an unknown shape has rank 0 here and passes.
+int NodeValidator::highestRank(const Node& node, const Rule& rule, int& rank) const {
+  int at = -1;
+  rank = 0;
+  for (size_t i = 0; i < bound_.size(); ++i) {
+    const std::vector<int64_t>* shape = shapeOf(g_, node, rule, bound_[i]);
+    if (shape && static_cast<int>(shape->size()) > rank) {
+      rank = static_cast<int>(shape->size());
+      at = static_cast<int>(i);
+    }
+  }
+  return at;
+}
+
+void NodeValidator::emitRank(const Node& node, const Rule& rule, int limit, const SourceMark& mark, int at, int rank) {
+  const BoundTensor& b = bound_[static_cast<size_t>(at)];
+  Diagnostic d = base(node, rule, DiagCode::kRank, Severity::kError);
+  d.port = label(rule, b);
+  d.mark = mark.known() ? mark : rule.mark;
+  d.message = rankLimitSentence(rule, limit);
+  d.expected = "rank " + std::to_string(limit) + " or less";
+  d.actual = "rank " + std::to_string(rank) + " " + shapeText(*shapeOf(g_, node, rule, b));
+  d.hint = "keep this op's tensors at rank " + std::to_string(limit) +
+           " or less (merge adjacent dimensions before it), or leave it on CPU";
+  out_.push_back(std::move(d));
+}
+
 void NodeValidator::reportNoRule(const Node& node, std::string_view nearTarget) {
   Diagnostic d;
   d.severity = Severity::kError;

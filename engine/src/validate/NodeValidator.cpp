@@ -109,6 +109,17 @@ void NodeValidator::run(const Node& node, const Rule& rule, const std::vector<Ki
     return;
   }
   if (!bind(node, rule)) return;
+  // QNN checks ranks before datatypes: a tensor above the rule's limit refuses the node whatever
+  // its encodings; a variant's own limit (a kernel of one datatype taking fewer dimensions)
+  // removes that variant below.
+  int rank = 0;
+  const auto index = static_cast<size_t>(&node - g_.nodes().data());
+  const bool exempt = index < opt_.rankExempt.size() && opt_.rankExempt[index];
+  const int rankAt = rule.hasRankLimit() && !exempt ? highestRank(node, rule, rank) : -1;
+  if (rankAt >= 0 && rule.maxRank != 0 && rank > rule.maxRank) {
+    emitRank(node, rule, rule.maxRank, rule.maxRankMark, rankAt, rank);
+    return;
+  }
   if (!rule.noQuantizedTypes.empty() && reportQuantizedPorts(node, rule)) return;
 
   // Every variant whose datatypes match is evaluated; the node is valid when an available
@@ -116,12 +127,17 @@ void NodeValidator::run(const Node& node, const Rule& rule, const std::vector<Ki
   const Variant* bestVariant = nullptr;
   const Variant* passingGated = nullptr;
   const Variant* passing = nullptr;
+  const Variant* rankBlocked = nullptr;
   bool bestAvailable = false;
   int bestRank = 0;
   bool anyMatch = false;
   for (const Variant& v : rule.variants) {
     if (!matches(v)) continue;
     anyMatch = true;
+    if (rankAt >= 0 && v.maxRank != 0 && rank > v.maxRank) {
+      if (!rankBlocked) rankBlocked = &v;
+      continue;
+    }
     check(v, violations_, advice_);
     bool available = soc_.meets(v.gate);
     if (violations_.empty()) {
@@ -147,6 +163,8 @@ void NodeValidator::run(const Node& node, const Rule& rule, const std::vector<Ki
     // advice_ is the passing variant's: the loop stopped at it.
     for (const Violation& viol : advice_) emitViolation(node, rule, *passing, viol, Severity::kWarning);
     emitUnverifiable(node, rule, *passing);
+  } else if (rankBlocked) {
+    emitRank(node, rule, rankBlocked->maxRank, rankBlocked->maxRankMark, rankAt, rank);
   } else if (passingGated) {
     emitGate(node, rule, *passingGated);
   } else if (bestVariant) {

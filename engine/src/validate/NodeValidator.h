@@ -52,6 +52,10 @@ class NodeValidator {
   void emitViolation(const Node& node, const Rule& rule, const Variant& v, const Violation& viol,
                      Severity severity = Severity::kError);
   void emitNoVariant(const Node& node, const Rule& rule);
+  // The bound tensor of the highest rank (-1 when none is bound) and that rank.
+  int highestRank(const Node& node, const Rule& rule, int& rank) const;
+  // A tensor of rank `rank` (bound_[at]) above the limit `limit` written at `mark`.
+  void emitRank(const Node& node, const Rule& rule, int limit, const SourceMark& mark, int at, int rank);
   void emitGate(const Node& node, const Rule& rule, const Variant& gated);
   void emitUnverifiable(const Node& node, const Rule& rule, const Variant& v);
   bool reportQuantizedPorts(const Node& node, const Rule& rule);

@@ -48,7 +48,7 @@ def trained_like(model):
 def export(name, path):
     import torch
     from . import zoo
-    build, inputs = zoo.MODELS[name]
+    build, inputs = zoo.all_models()[name]
     torch.manual_seed(0)
     model = build().eval()
     trained_like(model)
@@ -112,9 +112,10 @@ def main(argv=None):
     ap.add_argument("--out", default=OUT)
     a = ap.parse_args(argv)
     from . import zoo
-    names = a.only.split(",") if a.only else list(zoo.MODELS)
+    models = zoo.all_models()
+    names = a.only.split(",") if a.only else list(models)
     os.makedirs(a.out, exist_ok=True)
-    order = list(zoo.MODELS)
+    order = list(models)
     for name in names:
         seed = order.index(name)  # the calibration data's seed: stable whatever --only selects
         todo = [c for c in a.configs.split(",")

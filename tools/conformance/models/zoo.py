@@ -213,3 +213,10 @@ MODELS = {
     "qwen2": (qwen2, _tokens),
     "vit": (vit, lambda: (torch.randn(1, 3, 32, 32),)),
 }
+
+
+def all_models():
+    """The whole suite: the first fifteen, then the architectures zoo_wide.py adds (issue 32), in a
+    fixed order (a model's calibration seed is its index)."""
+    from .zoo_wide import MODELS as wide
+    return {**MODELS, **wide}

@@ -36,6 +36,8 @@ enum class DiagCode : uint16_t {
   kMissingPort,        // a required port has no tensor argument
   kUnverifiable,       // a constraint could not be evaluated (e.g. no scale yet)
   kCpuFallback,        // the node runs on CPU for a reason that is no validation error (backend policy, follows CPU)
+  kRank,               // a tensor's rank is above what the op takes (the rule's max_rank)
+  kDynamicShape,       // a tensor has a dimension the lowering path cannot infer: it keeps the node on CPU
   // --- quantization parameters, whatever the rules say (passes/NumericChecks.h) ---
   kScaleNotFinite = 50,     // a scale is infinite or NaN
   kScaleOutOfRange,         // a scale is below 1e-10 or above 1e10

@@ -44,6 +44,9 @@ struct BackendManifest {
   std::optional<DatatypeSet> datatypes;  // every datatype a port may have on this backend
   std::optional<EncodingSet> encodings;  // every encoding a quantized port may use
   bool symmetric = false;                // every quantized port is symmetric (unless its qparams are fixed or shared)
+  // The rank limit of every op rule that states none of its own (YAML `max_rank`); 0: none.
+  int maxRank = 0;
+  SourceMark maxRankMark;
   bool quantized = true;                 // false: the backend takes no quantized types at all
   std::string whyNotQuantized;           // the sentence diagnostics give when quantized is false
   // The hardware column of the SoC table this backend runs on (Hardware.h): a SoC without a

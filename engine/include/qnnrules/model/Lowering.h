@@ -30,6 +30,10 @@ std::string_view graphSourceName(GraphSource s);  // "json", "onnx", "pt2"
 struct LoweringRewrite {
   std::string id;
   std::vector<std::string> rules;                               // rule ids
+  // ATen targets (of those rules) a node must be reported as; empty: any. A path may rewrite one
+  // form of a rule's op and not another (ORT converts uint16 weights of 2-D and 3-D Conv, not
+  // of 1-D Conv, which reaches the same QNN Conv2d rule as aten.conv1d).
+  std::vector<std::string> targets;
   std::vector<std::pair<std::string, QnnDatatype>> when;        // port name -> datatype it must carry
   // Input port -> whether it must read a static tensor (a parameter or constant): true, or a
   // computed one: false. A path may lower a node differently by that (ORT: a MatMul whose input 1
@@ -39,6 +43,10 @@ struct LoweringRewrite {
   // groups DQ -> op -> Q into one quantized op only when the scales agree.
   std::vector<std::string> scalesDiffer;
   bool setFloat = false;                                        // the port is handed to QNN as float32
+  // The port is judged with another port's encoding (YAML `set: {encoding_of: input}`): the path
+  // lowers the op to one that takes the port's own encoding where the rule's QNN op shares it
+  // (ORT: Expand becomes an ElementWiseMultiply by ones, not a Tile).
+  std::string setEncodingOf;
   std::string port;                                             // the port rewritten
   std::optional<QnnDatatype> setDatatype;
   bool setSymmetric = false;
@@ -67,6 +75,14 @@ struct LoweringPath {
   // DequantizeLinear, an output not only quantized) as a float32 node (passes/QdqGrouping.h);
   // for graphs read from ONNX.
   bool floatUngroupedQdq = false;
+  // The path hands the backend only nodes whose tensors all have static shapes: a node with a
+  // dimension the path cannot infer runs on CPU (ORT's QNN EP: "Cannot get shape"). The sentence
+  // reports print, where it is written; empty: shapes are not asked for.
+  std::string dynamicShapesMessage;
+  SourceMark dynamicShapesMark;
+  // The path lowers a Reshape -> Transpose -> Reshape with rank-6 middle tensors at rank 5 when a
+  // unit dimension stays in place (passes/RankFusion.h; YAML `rank6_reshape_transpose: fuse`).
+  bool fuseRank6ReshapeTranspose = false;
   SourceMark mark;
   std::string origin;                     // the rules directory it came from
 };

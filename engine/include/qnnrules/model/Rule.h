@@ -78,6 +78,10 @@ struct Variant {
   // the whole graph does not compile, whatever the lowering path (YAML gate_fails_at: finalize).
   bool gateAtFinalize = false;
   std::string hint;                      // how to fix a gate failure ("use 16a8w")
+  // The variant's own rank limit (YAML `max_rank`), for an op whose kernels for one datatype take
+  // fewer dimensions than for another; 0: the rule's (Rule::maxRank).
+  int maxRank = 0;
+  SourceMark maxRankMark;
   SourceMark mark;
 };
 
@@ -92,6 +96,11 @@ struct Rule {
   std::vector<PortDecl> ports;           // inputs first (argument order), then outputs
   std::vector<Variant> variants;
   std::vector<OnnxMapping> onnx;         // ONNX op types that reach this rule (io/OnnxMapping.h)
+  // The highest tensor rank the backend's op takes on any of its ports (YAML `max_rank`); 0: no
+  // limit. A node with a higher-rank tensor is refused whatever its encodings: QNN's op
+  // validation checks the rank before the datatypes ("has incorrect Rank 6").
+  int maxRank = 0;
+  SourceMark maxRankMark;                // where `max_rank` is written
   SourceMark mark;                       // where it is written (for an inherited rule: the parent's file)
   std::string origin;                    // the rules directory it came from ("builtin" or a path)
 
@@ -104,6 +113,14 @@ struct Rule {
   // Non-empty on a backend that takes no quantized types (GPU): the sentence to report when a
   // port carries a quantized annotation, instead of "no matching variant".
   std::string noQuantizedTypes;
+
+  // The rank limit of variant `v`: its own, else the rule's; 0 = none.
+  int maxRankOf(const Variant& v) const { return v.maxRank != 0 ? v.maxRank : maxRank; }
+  bool hasRankLimit() const {
+    for (const Variant& v : variants)
+      if (v.maxRank != 0) return true;
+    return maxRank != 0;
+  }
 
   int findPort(std::string_view name) const;
   const Variant* findVariant(std::string_view name) const;  // nullptr when none has that name

@@ -22,6 +22,8 @@ struct BoundRewrite {
   std::vector<std::pair<int, QnnDatatype>> when;     // port index -> datatype it must carry
   std::vector<std::pair<int, bool>> readsStatic;     // port index -> must read a static tensor (or not)
   std::vector<int> scalesDiffer;                     // port indices whose scales must differ
+  std::vector<std::string> targets;                  // the rule's targets it applies to; empty: all
+  int encodingOf = -1;                               // the port whose encoding `port` takes; -1: none
 };
 
 // A path's rewrites bound to a backend's rules, once per engine. A rewrite naming a rule the

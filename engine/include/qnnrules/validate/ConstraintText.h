@@ -22,6 +22,13 @@ std::string scaleText(const PortConstraint& c);  // "1/256 (0.00390625)"
 // (engine/src/validate/constraints/).
 std::string gateSentence(const Rule& r, const Variant& v);
 
+// The sentence of a rank limit ("QNN Reshape takes tensors of rank 5 or less."): the rule's
+// (Rule::maxRank) or, with `limit`, a variant's; empty when there is none.
+std::string rankLimitSentence(const Rule& r, int limit = 0);
+
+// "[2, 3, 4]": a tensor shape as diagnostics print it.
+std::string shapeText(const std::vector<int64_t>& shape);
+
 // Compact one-line summary of a port constraint, for listings and tables:
 // "SFIXED_POINT_8; SCALE_OFFSET or AXIS_SCALE_OFFSET; symmetric; axis 0".
 std::string constraintSummary(const Rule& r, const PortConstraint& c);

@@ -22,6 +22,9 @@ struct ValidateOptions {
   double scaleRelTolerance = 1e-5;  // |actual - fixed| <= tol * fixed
   // Per node, nonzero: not checked (dead or constant nodes, passes/Prune.h). Empty: all.
   std::vector<uint8_t> skipNodes;
+  // Per node, nonzero: the lowering path lowers the node at a lower rank than the graph's (ORT's
+  // rank-6 Reshape/Transpose fusion, passes/RankFusion.h), so rank limits are not checked on it.
+  std::vector<uint8_t> rankExempt;
 };
 
 struct ValidationResult {

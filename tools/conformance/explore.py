@@ -1,0 +1,259 @@
+"""The constraint-space explorer (issue 32): oracle cases that vary one dimension real graphs vary,
+for many ops at once, instead of the one shape per op the unit cases (cases.py) use.
+
+  .venv/bin/python -m conformance.explore --dimension rank [--socs SM8350,SM8650,SM8850] [--jobs 2]
+(with tools/ on PYTHONPATH) runs the cases of one dimension through the oracle (oracle.py, ORT's QNN
+EP on the wheel's libQnnHtp.so: op validation and graph finalize) and writes
+tests/conformance/explore/<dimension>.json in the format of tests/conformance/htp.json, so the
+comparison (compare.py --data ... --exceptions ...) and the fast CTest read it the same way.
+
+Dimensions:
+  rank   every op of the table below at ranks 1..8 (the shape [2, 3, 4, 5, 2, 3, 4, 5][:r], so no
+         dimension is 1 and every axis is told apart), in 8-bit (8a) and float16 (fp16).
+  forms  the ONNX forms ORT's QNN EP lowers differently from their neighbours, each across the
+         encodings that tell the lowerings apart: 1-D against 2-D Conv/ConvTranspose with uint16
+         and int16 weights (the EP converts uint16 weights of 2-D convolutions only), Einsum and
+         MatMul with a constant 16-bit second input of rank 2 and 3 (FullyConnected or MatMul),
+         Expand with an output encoding of its own (the EP lowers Expand to a multiplication).
+Each case id is "<op>.r<rank>/<config>/<soc>". Deterministic: the same code writes the same cases.
+"""
+import argparse
+import os
+import sys
+import time
+
+from . import cases as C
+from . import encodings as E
+from . import oracle
+from .record import SPEC_KEYS, write
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+OUT_DIR = os.path.join(ROOT, "tests", "conformance", "explore")
+DIMS = [2, 3, 4, 5, 2, 3, 4, 5]
+RANKS = range(1, 9)
+CONFIGS = {"8a": E.U8, "fp16": E.F16}
+DEFAULT_SOCS = ["SM8350", "SM8650", "SM8850"]
+
+
+def _shape(r):
+    return DIMS[:r]
+
+
+# Ops whose rank is free in ONNX and in ATen: (op, rule, aten target, ONNX op, QNN op, how to build
+# the case at rank r: a function r -> (extra aten args, ONNX attrs, output shape, shares encoding)).
+def _same(r):
+    return [], {}, _shape(r), False
+
+
+def _last_axis(r):
+    return [-1], {"axis": -1}, _shape(r), False
+
+
+def _reduce(r):
+    return [[-1], True], {"keepdims": 1, "axes_input": [-1]}, _shape(r)[:-1] + [1], False
+
+
+def _reduce_mean(r):
+    return [[-1], True], {"keepdims": 1, "axes": [-1]}, _shape(r)[:-1] + [1], False
+
+
+def _transpose(r):
+    # Swaps the last two axes (rank 1: the identity permutation).
+    perm = list(range(r))
+    if r >= 2:
+        perm[-1], perm[-2] = perm[-2], perm[-1]
+    return [perm], {"perm": perm}, [_shape(r)[p] for p in perm], True
+
+
+def _reshape_to(r):
+    # From rank 2 to rank r (the window partition of window attention is a reshape to rank 6).
+    return [_shape(r)], {"shape_input": _shape(r)}, _shape(r), True
+
+
+def _slice(r):
+    s = _shape(r)
+    out = s[:-1] + [1]
+    return [r - 1, 0, 1], {"starts_input": [0], "ends_input": [1], "axes_input": [r - 1]}, out, True
+
+
+def _pad(r):
+    pads = [0] * (2 * r)
+    pads[r - 1], pads[2 * r - 1] = 1, 1
+    out = _shape(r)[:-1] + [_shape(r)[-1] + 2]
+    return [[1, 1]], {"pads_input": pads}, out, True
+
+
+def _tile(r):
+    reps = [1] * (r - 1) + [2]
+    return [reps], {"repeats_input": reps}, _shape(r)[:-1] + [_shape(r)[-1] * 2], True
+
+
+def _cumsum(r):
+    return [r - 1], {"axis_input_scalar": r - 1}, _shape(r), False
+
+
+def _concat(r):
+    return None  # built by _binary_like with two inputs
+
+
+UNARY_OPS = [
+    ("relu", "htp.relu", "aten.relu.default", "Relu", "Relu", _same),
+    ("gelu", "htp.gelu", "aten.gelu.default", "Gelu", "Gelu", _same),
+    ("sigmoid", "htp.sigmoid", "aten.sigmoid.default", "Sigmoid", "Sigmoid", _same),
+    ("tanh", "htp.tanh", "aten.tanh.default", "Tanh", "Tanh", _same),
+    ("abs", "htp.abs", "aten.abs.default", "Abs", "ElementWiseAbs", _same),
+    ("exp", "htp.exp", "aten.exp.default", "Exp", "ElementWiseExp", _same),
+    ("sqrt", "htp.sqrt", "aten.sqrt.default", "Sqrt", "ElementWiseSquareRoot", _same),
+    ("softmax", "htp.softmax", "aten.softmax.int", "Softmax", "Softmax", _last_axis),
+    ("mean", "htp.mean", "aten.mean.dim", "ReduceMean", "ReduceMean", _reduce_mean),
+    ("sum", "htp.sum", "aten.sum.dim_IntList", "ReduceSum", "ReduceSum", _reduce),
+    ("amax", "htp.amax", "aten.amax.default", "ReduceMax", "ReduceMax", _reduce),
+    ("permute", "htp.permute", "aten.permute.default", "Transpose", "Transpose", _transpose),
+    ("slice", "htp.slice", "aten.slice.Tensor", "Slice", "StridedSlice", _slice),
+    ("pad", "htp.pad", "aten.constant_pad_nd.default", "Pad", "Pad", _pad),
+    ("repeat", "htp.repeat", "aten.repeat.default", "Tile", "Tile", _tile),
+    ("cumsum", "htp.cumsum", "aten.cumsum.default", "CumSum", "CumulativeSum", _cumsum),
+]
+
+# Binary element-wise ops, both inputs of rank r.
+BINARY_OPS = [
+    ("add", "htp.add", "aten.add.Tensor", "Add", "ElementWiseAdd"),
+    ("mul", "htp.mul", "aten.mul.Tensor", "Mul", "ElementWiseMultiply"),
+    ("sub", "htp.sub", "aten.sub.Tensor", "Sub", "ElementWiseSubtract"),
+    ("div", "htp.div", "aten.div.Tensor", "Div", "ElementWiseDivide"),
+    ("maximum", "htp.maximum", "aten.maximum.default", "Max", "ElementWiseMaximum"),
+]
+
+
+def _named(case, r):
+    return dict(case, op=f"{case['op']}.r{r}")
+
+
+def rank_cases():
+    for cfg, enc in CONFIGS.items():
+        for r in RANKS:
+            for op, rule, aten, onnx_op, qnn_op, form in UNARY_OPS:
+                extra, attrs, oshape, shared = form(r)
+                out = enc if (shared or E.is_float(enc)) else E.act(enc["q"], 0.04)
+                if op in ("sigmoid",) and not E.is_float(enc):
+                    out = E.act("uint8", 1 / 256, 0)
+                if op in ("tanh",) and not E.is_float(enc):
+                    out = E.act("uint8", 1 / 128, 128)
+                yield _named(C._case(op, rule, aten, onnx_op, qnn_op, cfg,
+                                     [{"role": "act", "shape": _shape(r), "enc": enc}],
+                                     [{"shape": oshape, "enc": out}], ["$0"] + extra, attrs), r)
+            # Reshape from rank 2 to rank r (its input shape: the same elements as a matrix).
+            n = 1
+            for d in _shape(r):
+                n *= d
+            extra, attrs, oshape, _ = _reshape_to(r)
+            yield _named(C._case("reshape", "htp.reshape", "aten.view.default", "Reshape", "Reshape", cfg,
+                                 [{"role": "act", "shape": [n // _shape(r)[-1], _shape(r)[-1]] if r > 1 else [1, n],
+                                   "enc": enc}],
+                                 [{"shape": oshape, "enc": enc}], ["$0"] + extra, attrs), r)
+            for op, rule, aten, onnx_op, qnn_op in BINARY_OPS:
+                out = enc if E.is_float(enc) else E.act(enc["q"], 0.1)
+                yield _named(C._case(op, rule, aten, onnx_op, qnn_op, cfg,
+                                     [{"role": "act", "shape": _shape(r), "enc": enc},
+                                      {"role": "act", "shape": _shape(r), "enc": enc}],
+                                     [{"shape": _shape(r), "enc": out}], ["$0", "$1"]), r)
+            # Concatenation along the last axis.
+            s = _shape(r)
+            yield _named(C._case("cat", "htp.cat", "aten.cat.default", "Concat", "Concat", cfg,
+                                 [{"role": "act", "shape": s, "enc": enc}, {"role": "act", "shape": s, "enc": enc}],
+                                 [{"shape": s[:-1] + [2 * s[-1]], "enc": enc}], [["$0", "$1"], -1], {"axis": -1}), r)
+
+
+# Weight encodings that tell the EP's 16-bit weight handling apart: uint16 asymmetric (the EP may
+# convert it to symmetric int16), uint16 with the symmetric zero point, int16 symmetric.
+W16 = {"16a16w_u16": E.weight("uint16", zp=30000), "16a16w_u16sym": E.weight("uint16", zp=32768),
+       "16a16w": E.weight("int16"), "16a8w": E.weight("int8")}
+
+
+def forms_cases():
+    conv = [
+        ("conv1d", "htp.conv2d", "aten.conv1d.default", "Conv", "Conv2d", [1, 64, 8], [16, 64, 3], [1, 16, 8],
+         {"pads": [1, 1]}, [None, [1], [1]]),
+        ("conv2d", "htp.conv2d", "aten.conv2d.default", "Conv", "Conv2d", [1, 64, 8, 8], [16, 64, 3, 3],
+         [1, 16, 8, 8], {"pads": [1, 1, 1, 1]}, [None, [1, 1], [1, 1]]),
+        ("conv_transpose1d", "htp.conv_transpose2d", "aten.conv_transpose1d.default", "ConvTranspose",
+         "TransposeConv2d", [1, 64, 4], [64, 16, 2], [1, 16, 8], {"strides": [2]}, [None, [2]]),
+        ("conv_transpose2d", "htp.conv_transpose2d", "aten.conv_transpose2d.input", "ConvTranspose",
+         "TransposeConv2d", [1, 64, 4, 4], [64, 16, 2, 2], [1, 16, 8, 8], {"strides": [2, 2]}, [None, [2, 2]]),
+    ]
+    for op, rule, aten, onnx_op, qnn_op, ishape, wshape, oshape, attrs, extra in conv:
+        for cfg, w in W16.items():
+            yield C._case(op, rule, aten, onnx_op, qnn_op, cfg,
+                          [{"role": "act", "shape": ishape, "enc": E.U16}, {"role": "weight", "shape": wshape, "enc": w}],
+                          [{"shape": oshape, "enc": E.U16}], ["$0", "$1"] + extra, attrs)
+    # A constant 16-bit second input: Einsum (QNN MatMul, no conversion) and MatMul of rank 2
+    # (FullyConnected) and rank 3 (QNN MatMul).
+    for cfg, w in W16.items():
+        yield C._case("einsum_const", "htp.einsum", "aten.einsum.default", "Einsum", "MatMul", cfg,
+                      [{"role": "act", "shape": [1, 4, 16, 32], "enc": E.U16},
+                       {"role": "weight", "shape": [1, 4, 32, 16], "enc": w}],
+                      [{"shape": [1, 4, 16, 16], "enc": E.U16}], ["bhij,bhjk->bhik", ["$0", "$1"]],
+                      {"equation": "bhij,bhjk->bhik"})
+        for rank, wshape, oshape in ((2, [32, 16], [1, 16, 16]), (3, [4, 32, 16], [4, 16, 16])):
+            ishape = [1, 16, 32] if rank == 2 else [4, 16, 32]
+            yield C._case(f"matmul_const{rank}d", "htp.matmul", "aten.matmul.default", "MatMul", "MatMul", cfg,
+                          [{"role": "act", "shape": ishape, "enc": E.U16}, {"role": "weight", "shape": wshape, "enc": w}],
+                          [{"shape": oshape, "enc": E.U16}], ["$0", "$1"])
+    # Einsum of two activations, the second's zero point symmetric or not (QNN MatMul's 16-bit
+    # input 1 must be symmetric).
+    for cfg, b in (("16a16a", E.U16), ("16a16a_u16sym", E.act("uint16", 0.0005, 32768))):
+        yield C._case("einsum_act", "htp.einsum", "aten.einsum.default", "Einsum", "MatMul", cfg,
+                      [{"role": "act", "shape": [1, 4, 16, 32], "enc": E.U16},
+                       {"role": "act", "shape": [1, 4, 32, 16], "enc": b}],
+                      [{"shape": [1, 4, 16, 16], "enc": E.U16}], ["bhij,bhjk->bhik", ["$0", "$1"]],
+                      {"equation": "bhij,bhjk->bhik"})
+    # Expand with the input's encoding, its own scale and zero point, another width.
+    expand = {"8a_same": (E.U8, E.U8), "8a_own": (E.U8, E.act("uint8", 0.07, 120)),
+              "16a_same": (E.U16, E.U16), "16a_own": (E.U16, E.act("uint16", 0.0007, 30000)),
+              "8a_to_16a": (E.U8, E.U16), "16a_s16": (E.S16, E.S16), "fp16": (E.F16, E.F16)}
+    for cfg, (ein, eout) in expand.items():
+        yield C._case("expand", "htp.repeat", "aten.expand.default", "Expand", "ElementWiseMultiply", cfg,
+                      [{"role": "act", "shape": [1, 8, 1, 8], "enc": ein}], [{"shape": [1, 8, 8, 8], "enc": eout}],
+                      ["$0", [1, 8, 8, 8]], {"shape_input": [1, 8, 8, 8]})
+
+
+GENERATORS = {"rank": rank_cases, "forms": forms_cases}
+
+
+def with_socs(cases, socs):
+    table = {s: (sid, arch) for s, sid, arch in C.SOCS}
+    for c in cases:
+        for soc in socs:
+            sid, arch = table[soc]
+            yield dict(c, id=f"{c['op']}/{c['config']}/{soc}", soc=soc, soc_id=sid, arch=arch)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--dimension", choices=sorted(GENERATORS), required=True)
+    ap.add_argument("--socs", default=",".join(DEFAULT_SOCS))
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--batch", type=int, default=60)
+    ap.add_argument("--out", default=None)
+    a = ap.parse_args(argv)
+    cases = list(with_socs(GENERATORS[a.dimension](), a.socs.split(",")))
+    out = a.out or os.path.join(OUT_DIR, f"{a.dimension}.json")
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    t0 = time.time()
+    verdicts = oracle.run(cases, jobs=a.jobs, batch_size=a.batch,
+                          progress=lambda i, n: print(f"batch {i}/{n}", file=sys.stderr, flush=True))
+    records = []
+    for c in sorted(cases, key=lambda c: c["id"]):
+        v = verdicts[c["id"]]
+        r = {k: c[k] for k in SPEC_KEYS}
+        r.update(id=c["id"], oracle=v["verdict"], message=v["message"], qnn_ops_seen=v["qnn_ops"],
+                 ort_rewrite=v.get("ort_rewrite"))
+        records.append(r)
+    header = {"backend": "htp", "versions": oracle.versions(),
+              "run": {"dimension": a.dimension, "cases": len(cases), "socs": a.socs.split(",")}}
+    write(out, header, records)
+    print(f"wrote {len(records)} cases to {out} in {time.time() - t0:.0f} s", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
