@@ -92,10 +92,6 @@ def _cumsum(r):
     return [r - 1], {"axis_input_scalar": r - 1}, _shape(r), False
 
 
-def _concat(r):
-    return None  # built by _binary_like with two inputs
-
-
 UNARY_OPS = [
     ("relu", "htp.relu", "aten.relu.default", "Relu", "Relu", _same),
     ("gelu", "htp.gelu", "aten.gelu.default", "Gelu", "Gelu", _same),
