@@ -14,6 +14,14 @@ namespace {
 
 using namespace qnnrules;
 
+// A float32 output of this shape, annotated with `q` when given.
+TensorMeta tensor(std::vector<int64_t> shape, OptionalBox<QuantSpec> q = std::nullopt) {
+  TensorMeta m;
+  m.shape = std::move(shape);
+  m.qspec = std::move(q);
+  return m;
+}
+
 QuantSpec act8(double scale = 0.05) {
   QuantSpec s;
   s.dtype = ScalarType::kUInt8;
@@ -55,14 +63,14 @@ Graph makeGraph(int blocks) {
   Node x;
   x.name = "x";
   x.kind = NodeKind::kInput;
-  x.outputs.push_back({ScalarType::kFloat32, {1, 64, 56, 56}, act8(), std::nullopt});
+  x.outputs.push_back(tensor({1, 64, 56, 56}, act8()));
   uint32_t prev = add(g, std::move(x));
   for (int i = 0; i < blocks; ++i) {
     std::string id = std::to_string(i);
     Node w;
     w.name = "w" + id;
     w.kind = NodeKind::kParameter;
-    w.outputs.push_back({ScalarType::kFloat32, {64, 64, 3, 3}, std::nullopt, std::nullopt});
+    w.outputs.push_back(tensor({64, 64, 3, 3}));
     uint32_t wi = add(g, std::move(w));
 
     Node conv;
@@ -73,7 +81,7 @@ Graph makeGraph(int blocks) {
     Argument wt = Argument::tensorRef(wi);
     wt.qspec = weight8();
     conv.args = {in, wt, Argument{}};
-    conv.outputs.push_back({ScalarType::kFloat32, {1, 64, 56, 56}, act8(), std::nullopt});
+    conv.outputs.push_back(tensor({1, 64, 56, 56}, act8()));
     uint32_t ci = add(g, std::move(conv));
 
     Node relu;
@@ -82,7 +90,7 @@ Graph makeGraph(int blocks) {
     Argument rin = Argument::tensorRef(ci);
     rin.qspec = act8();
     relu.args = {rin};
-    relu.outputs.push_back({ScalarType::kFloat32, {1, 64, 56, 56}, act8(), std::nullopt});
+    relu.outputs.push_back(tensor({1, 64, 56, 56}, act8()));
     uint32_t ri = add(g, std::move(relu));
 
     Node view;
@@ -91,7 +99,7 @@ Graph makeGraph(int blocks) {
     Argument vin = Argument::tensorRef(ri);
     vin.qspec = sharedWith(ri);
     view.args = {vin, Argument::integer(-1)};
-    view.outputs.push_back({ScalarType::kFloat32, {1, 64, 56, 56}, sharedWith(ri), std::nullopt});
+    view.outputs.push_back(tensor({1, 64, 56, 56}, sharedWith(ri)));
     uint32_t vi = add(g, std::move(view));
 
     Node sum;
@@ -102,7 +110,7 @@ Graph makeGraph(int blocks) {
     Argument a1 = Argument::tensorRef(prev);
     a1.qspec = act8();
     sum.args = {a0, a1};
-    sum.outputs.push_back({ScalarType::kFloat32, {1, 64, 56, 56}, act8(), std::nullopt});
+    sum.outputs.push_back(tensor({1, 64, 56, 56}, act8()));
     prev = add(g, std::move(sum));
   }
   return g;

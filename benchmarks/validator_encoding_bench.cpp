@@ -25,6 +25,14 @@ constexpr int kBlocksPerRow = 4;  // in_features 256, block size 64
 enum class WeightKind { kPerTensor, kPerChannel, kBlockwise };
 enum class ZeroPoints { kRecorded, kUnrecorded };
 
+// A float32 output of this shape, annotated with `q` when given.
+TensorMeta tensor(std::vector<int64_t> shape, OptionalBox<QuantSpec> q = std::nullopt) {
+  TensorMeta m;
+  m.shape = std::move(shape);
+  m.qspec = std::move(q);
+  return m;
+}
+
 QuantSpec act16() {
   QuantSpec s;
   s.dtype = ScalarType::kUInt16;
@@ -78,7 +86,7 @@ Graph makeGraph(int layers, WeightKind kind, ZeroPoints zps) {
   Node x;
   x.name = "x";
   x.kind = NodeKind::kInput;
-  x.outputs.push_back({ScalarType::kFloat32, {1, kOutFeatures}, act16(), std::nullopt});
+  x.outputs.push_back(tensor({1, kOutFeatures}, act16()));
   uint32_t prev = add(g, std::move(x));
   const uint32_t target = g.internTarget("aten.linear.default");
   for (int i = 0; i < layers; ++i) {
@@ -86,7 +94,7 @@ Graph makeGraph(int layers, WeightKind kind, ZeroPoints zps) {
     Node w;
     w.name = "w" + id;
     w.kind = NodeKind::kParameter;
-    w.outputs.push_back({ScalarType::kFloat32, {kOutFeatures, kOutFeatures}, std::nullopt, std::nullopt});
+    w.outputs.push_back(tensor({kOutFeatures, kOutFeatures}));
     const uint32_t wi = add(g, std::move(w));
     Node fc;
     fc.name = "fc" + id;
@@ -96,7 +104,7 @@ Graph makeGraph(int layers, WeightKind kind, ZeroPoints zps) {
     Argument wt = Argument::tensorRef(wi);
     wt.qspec = weight(kind, zps);
     fc.args = {in, wt};
-    fc.outputs.push_back({ScalarType::kFloat32, {1, kOutFeatures}, act16(), std::nullopt});
+    fc.outputs.push_back(tensor({1, kOutFeatures}, act16()));
     prev = add(g, std::move(fc));
   }
   return g;

@@ -24,11 +24,13 @@ def model_and_example(name):
     return torchvision_model(name)
 
 
-# Where the engine (rules and annotator, not this front end) does not yet take a model, the
-# exact diagnostics it gives, as (code, op) pairs: the test fails when they change. None today
-# (silu_ and the 16-bit eq/ne of swin_t's attention masks are covered by the conformance-backed
-# rule fixes).
-KNOWN_GAPS: dict = {}
+# Where the backend does not take a model whole, the exact diagnostics the engine gives, as
+# (code, op) pairs: the test fails when they change. swin_t's window partition is a rank-6
+# Reshape -> Transpose -> Reshape, which QNN's op validation refuses (HTP's rank limit 5,
+# tests/conformance/explore/rank.json); only ONNX Runtime's path fuses it to rank 5
+# (rules/lowering/ort-qnn.yaml), and this graph is judged for ExecuTorch's.
+KNOWN_GAPS: dict = {"swin_t": {("rank", "aten.view.default"), ("rank", "aten.permute.default"),
+                               ("rank", "aten.reshape.default")}}
 
 
 @pytest.mark.parametrize("name", TORCHVISION + ["decoder"])

@@ -108,26 +108,95 @@ TEST(OrtRewrites, ExpandKeepsItsOwnOutputEncoding) {
 
 // A lowering path with `dynamic_shapes` refuses the nodes whose tensors have a dimension the reader
 // could not infer: MobileViT's unfolding (its shape arithmetic passes through a quantized tensor).
-TEST(DynamicShapes, APathThatNeedsStaticShapesRefusesMobileVitsUnfolding) {
-  std::filesystem::path dir = std::filesystem::temp_directory_path() / "qnnrules_dynamic_shapes_test";
-  std::filesystem::create_directories(dir / "lowering");
-  std::ifstream in(std::string(QNNRULES_SOURCE_DIR) + "/rules/lowering/ort-qnn.yaml");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  text += "dynamic_shapes: {nodes: cpu, message: the path needs static shapes.}\n";
-  std::ofstream(dir / "lowering" / "ort-qnn.yaml") << text;
-  RunReport r = runModel("mobilevit.8a8w.onnx", "SM8650", {dir});
+TEST(DynamicShapes, OrtsPathRefusesMobileVitsUnfoldingWithoutFailingTheSession) {
+  RunReport r = runModel("mobilevit.8a8w.onnx", "SM8650");
   ASSERT_TRUE(r.ok());
   const auto dyn = withCode(r, DiagCode::kDynamicShape);
   ASSERT_TRUE(hasNode(dyn, "/m/encoder/layer.2/Reshape"));
   for (const Diagnostic* d : dyn) {
     if (d->node != "/m/encoder/layer.2/Reshape") continue;
-    EXPECT_EQ(d->message, "the path needs static shapes.");
+    EXPECT_EQ(d->message,
+              "ONNX Runtime's QNN EP needs a static shape on every tensor of a node it hands to QNN; a shape known "
+              "only at run time keeps the node on CPU.");
     EXPECT_EQ(d->port, "out[0]");
-    EXPECT_EQ(d->actual, "shape [?, ?, ?, ?]");
+    EXPECT_EQ(d->actual, "shape [?, ?, ?, ?], computed at run time");
+    EXPECT_NE(d->mark.toString().find("rules/lowering/ort-qnn.yaml:"), std::string::npos);
   }
-  RunReport plain = runModel("mobilevit.8a8w.onnx", "SM8650");
-  EXPECT_TRUE(withCode(plain, DiagCode::kDynamicShape).empty());
-  std::filesystem::remove_all(dir);
+  // The convolution after the unfolding is refused before QNN is asked: not laid out, no session
+  // failure (mobilevit/8a8w/SM8650 falls back to CPU).
+  EXPECT_FALSE(r.delegation.sessionFailure);
+  bool convOnCpu = false;
+  for (const Fallback& f : r.delegation.fallbacks)
+    if (r.graph->node(f.node).name == "/m/encoder/layer.2/conv_projection/convolution/Conv")
+      convOnCpu = f.reason == FallbackReason::kDynamicShape;
+  EXPECT_TRUE(convOnCpu);
+  // Shapes ORT folds (the static shape arithmetic of every other model) are not refused.
+  EXPECT_TRUE(withCode(runModel("llama.8a8w.onnx", "SM8650"), DiagCode::kDynamicShape).empty());
+}
+
+// QNN has no empty tensors (tests/conformance/explore/empty.json): StridedSlice refuses an empty
+// output at op validation (Phi-3's partial rotary slice q[..., rotary_dim:] with rotary_dim equal to
+// the head size: phi3/8a8w/SM8650), Concat takes an empty input, and the other ops fail graph
+// composition: the whole graph.
+TEST(EmptyTensors, Phi3sEmptyRotarySliceIsRefused) {
+  RunReport r = runModel("phi3.8a8w.onnx", "SM8650");
+  ASSERT_TRUE(r.ok());
+  const auto empty = withCode(r, DiagCode::kEmptyTensor);
+  ASSERT_TRUE(hasNode(empty, "/m/layers.0/self_attn/Slice_4"));
+  EXPECT_TRUE(hasNode(empty, "/m/layers.0/self_attn/Slice_6"));
+  for (const Diagnostic* d : empty) {
+    if (d->node != "/m/layers.0/self_attn/Slice_4") continue;
+    EXPECT_EQ(d->message, "QNN StridedSlice refuses a tensor with a dimension of 0: the node runs on CPU.");
+    EXPECT_EQ(d->actual, "shape [1, 4, 16, 0]");
+    EXPECT_NE(d->mark.toString().find("rules/htp/ops/"), std::string::npos) << d->mark.toString();
+  }
+  EXPECT_FALSE(r.delegation.sessionFailure);  // the Concat that reads the empty slice runs
+}
+
+std::string emptyGraph(const std::string& op, const std::string& target, const std::string& args) {
+  const std::string q =
+      R"("qspec": {"dtype": "uint8", "quant_min": 0, "quant_max": 255, "qscheme": "per_tensor_affine", "scale": 0.02, "zero_point": 128})";
+  return R"({"format": "qnnrules-graph", "version": 1, "name": "empty", "nodes": [
+    {"name": "x", "kind": "input", "outputs": [{"dtype": "float32", "shape": [1, 4, 16, 16], )" + q + R"(}]},
+    {"name": "e", "kind": "input", "outputs": [{"dtype": "float32", "shape": [1, 4, 16, 0], )" + q + R"(}]},
+    {"name": ")" + op + R"(", "kind": "call", "target": ")" + target + R"(", "args": )" + args +
+         R"(, "outputs": [{"dtype": "float32", "shape": [1, 4, 16, 16], )" + q + R"(}]},
+    {"name": "output", "kind": "output", "args": [[{"ref": ")" + op + R"("}]]}]})";
+}
+
+RunReport runText(const std::string& text) {
+  std::filesystem::path file = std::filesystem::temp_directory_path() / "qnnrules_empty_tensor_test.json";
+  std::ofstream(file) << text;
+  EngineOptions o;
+  o.soc = "SM8650";
+  o.useEnvironment = false;
+  o.builtinRulesDir = std::string(QNNRULES_SOURCE_DIR) + "/rules";
+  Engine e(o);
+  EXPECT_TRUE(e.ok()) << e.status().message();
+  RunOptions ro;
+  ro.graphPath = file.string();
+  RunReport r = e.run(ro);
+  std::filesystem::remove(file);
+  return r;
+}
+
+TEST(EmptyTensors, AReluOfAnEmptyTensorFailsTheGraphAndAConcatTakesIt) {
+  RunReport relu = runText(emptyGraph("relu", "aten.relu.default", R"([{"ref": "e"}])"));
+  ASSERT_TRUE(relu.ok()) << relu.status.message();
+  const auto empty = withCode(relu, DiagCode::kEmptyTensor);
+  ASSERT_EQ(empty.size(), 1u);
+  EXPECT_EQ(empty[0]->port, "in[0] input");
+  EXPECT_EQ(empty[0]->message,
+            "QNN Relu takes no tensor with a dimension of 0: graph composition fails on it, and the whole graph "
+            "with it.");
+  EXPECT_NE(empty[0]->mark.toString().find("rules/htp/backend.yaml:"), std::string::npos);
+  ASSERT_TRUE(relu.delegation.sessionFailure);
+  EXPECT_EQ(judge(relu.failed(), relu.delegation).kind, VerdictKind::kSessionFailure);
+
+  RunReport cat = runText(emptyGraph("cat", "aten.cat.default", R"([[{"ref": "x"}, {"ref": "e"}], -1])"));
+  ASSERT_TRUE(cat.ok()) << cat.status.message();
+  EXPECT_TRUE(withCode(cat, DiagCode::kEmptyTensor).empty());
+  EXPECT_FALSE(cat.delegation.sessionFailure);
 }
 
 TEST(LoweringKeys, NewKeysAreReadAndTyposAreErrors) {

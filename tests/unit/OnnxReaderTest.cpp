@@ -184,6 +184,44 @@ TEST(OnnxReader, ATransposeOfADequantizedWeightIsFoldedIntoIt) {
   EXPECT_EQ(spec.chAxis, 1);
 }
 
+// io/OnnxRuntimeShapes.h: a shape is a run-time one when it depends on a value ORT does not fold
+// (a size behind a Q/DQ pair), and on such a shape; integer arithmetic on a static shape folds.
+TEST(OnnxReader, ShapesOnnxRuntimeKnowsOnlyAtRunTimeAreMarked) {
+  GraphReadResult r = readGraphFile(kOnnxDir + "runtime_shapes.onnx");
+  ASSERT_TRUE(r.ok()) << r.status.message();
+  const Graph& g = r.graph;
+  for (const char* name : {"reshape_runtime", "sigmoid_after", "reshape_fused"})
+    EXPECT_TRUE(nodeNamed(g, name).outputs[0].runtimeShape) << name;
+  for (const char* name : {"x", "shape_x", "gather_h", "mul_size", "concat_runtime", "reshape_static", "gather_w"})
+    EXPECT_FALSE(nodeNamed(g, name).outputs[0].runtimeShape) << name;
+}
+
+// ORT's ReshapeFusion: the Reshape reads a constant [0, 0, -1], its Shape/Gather/Unsqueeze/Concat
+// chain is gone (they would be judged as nodes of their own, as ORT has none).
+TEST(OnnxReader, ReshapeFusionRemovesTheShapeChainOfAReshapeOfItsOwnDims) {
+  GraphReadResult r = readGraphFile(kOnnxDir + "runtime_shapes.onnx");
+  ASSERT_TRUE(r.ok()) << r.status.message();
+  const Graph& g = r.graph;
+  for (const char* name : {"fused_shape0", "fused_shape1", "fused_gather0", "fused_unsqueeze1", "fused_concat"})
+    EXPECT_FALSE(g.findNode(name).has_value()) << name;
+  const Node& reshape = nodeNamed(g, "reshape_fused");
+  ASSERT_EQ(reshape.args.size(), 2u);
+  ASSERT_EQ(reshape.args[1].kind, Argument::Kind::kTensor);
+  const Node& shape = g.node(reshape.args[1].tensor.node);
+  EXPECT_EQ(shape.kind, NodeKind::kParameter);
+  EXPECT_EQ(shape.outputs[0].shape, (std::vector<int64_t>{3}));
+  // The Reshape whose shape is not its own dims keeps its chain.
+  EXPECT_TRUE(g.findNode("concat_runtime").has_value());
+}
+
+// ORT's com.microsoft Q/DQ are the default domain's to shape inference: shapes go on through them.
+TEST(OnnxReader, ShapesAreInferredThroughContribQdqNodes) {
+  GraphReadResult r = readGraphFile(kOnnxDir + "contrib_qdq_16bit.onnx");
+  ASSERT_TRUE(r.ok()) << r.status.message();
+  EXPECT_EQ(nodeNamed(r.graph, "sigmoid").outputs[0].shape, (std::vector<int64_t>{1, 3, 8, 8}));
+  EXPECT_FALSE(nodeNamed(r.graph, "sigmoid").outputs[0].runtimeShape);
+}
+
 TEST(OnnxReader, AnOpNoRuleNamesKeepsItsOnnxTarget) {
   Graph g = prepared("no_rule.onnx");
   EXPECT_EQ(g.target(nodeNamed(g, "hardmax")), "onnx::Hardmax");

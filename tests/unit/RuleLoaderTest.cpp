@@ -274,7 +274,8 @@ TEST(RuleLoaderTest, UnknownKeyListsAllowedKeysAndSuggests) {
   EXPECT_EQ(u.code, DiagCode::kUnknownKey);
   EXPECT_EQ(at(u), "t.yaml:7:5");
   EXPECT_EQ(u.message, "unknown key 'descripton' in rule 't.relu'");
-  EXPECT_EQ(u.expected, "one of: id, kind, extends, targets, onnx, qnn_op, pattern, description, reason, inputs, outputs, variants, add_variants");
+  EXPECT_EQ(u.expected, "one of: id, kind, extends, targets, onnx, qnn_op, pattern, description, reason, max_rank, "
+                        "empty_tensors, inputs, outputs, variants, add_variants");
   EXPECT_EQ(u.actual, "descripton");
   EXPECT_EQ(u.hint, "did you mean 'description'?");
   EXPECT_EQ(u.ruleId, "t.relu");

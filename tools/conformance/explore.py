@@ -15,6 +15,7 @@ Dimensions:
          and int16 weights (the EP converts uint16 weights of 2-D convolutions only), Einsum and
          MatMul with a constant 16-bit second input of rank 2 and 3 (FullyConnected or MatMul),
          Expand with an output encoding of its own (the EP lowers Expand to a multiplication).
+  empty  tensors with a dimension of 0: a Slice with an empty output, ops reading an empty input.
 Each case id is "<op>.r<rank>/<config>/<soc>". Deterministic: the same code writes the same cases.
 """
 import argparse
@@ -213,7 +214,35 @@ def forms_cases():
                       ["$0", [1, 8, 8, 8]], {"shape_input": [1, 8, 8, 8]})
 
 
-GENERATORS = {"rank": rank_cases, "forms": forms_cases}
+def empty_cases():
+    """Tensors with a dimension of 0: Phi-3's partial rotary embedding slices an empty tail
+    (q[..., rotary_dim:] with rotary_dim = head_dim) and concatenates it back."""
+    full, empty = [1, 4, 16, 16], [1, 4, 16, 0]
+    for cfg, enc in CONFIGS.items():
+        out = enc if E.is_float(enc) else E.act(enc["q"], 0.04)
+        # Slice whose output is empty (start = end = 16 on the last axis), and one that is not.
+        for name, start in (("slice_empty", 16), ("slice_tail", 8)):
+            yield C._case(name, "htp.slice", "aten.slice.Tensor", "Slice", "StridedSlice", cfg,
+                          [{"role": "act", "shape": full, "enc": enc}],
+                          [{"shape": full[:-1] + [16 - start], "enc": enc}], ["$0", 3, start, 16],
+                          {"starts_input": [start], "ends_input": [16], "axes_input": [3]})
+        # Ops reading an empty graph input.
+        for op, rule, aten, onnx_op, qnn_op in (("relu", "htp.relu", "aten.relu.default", "Relu", "Relu"),
+                                                ("permute", "htp.permute", "aten.permute.default", "Transpose",
+                                                 "Transpose")):
+            attrs, extra, oshape = ({"perm": [0, 1, 3, 2]}, [[0, 1, 3, 2]], [1, 4, 0, 16]) if op == "permute" else ({}, [], empty)
+            yield C._case(f"{op}_empty", rule, aten, onnx_op, qnn_op, cfg,
+                          [{"role": "act", "shape": empty, "enc": enc}], [{"shape": oshape, "enc": enc}],
+                          ["$0"] + extra, attrs)
+        yield C._case("add_empty", "htp.add", "aten.add.Tensor", "Add", "ElementWiseAdd", cfg,
+                      [{"role": "act", "shape": empty, "enc": enc}, {"role": "act", "shape": empty, "enc": enc}],
+                      [{"shape": empty, "enc": out}], ["$0", "$1"])
+        yield C._case("cat_empty", "htp.cat", "aten.cat.default", "Concat", "Concat", cfg,
+                      [{"role": "act", "shape": full, "enc": enc}, {"role": "act", "shape": empty, "enc": enc}],
+                      [{"shape": full, "enc": enc}], [["$0", "$1"], -1], {"axis": -1})
+
+
+GENERATORS = {"rank": rank_cases, "forms": forms_cases, "empty": empty_cases}
 
 
 def with_socs(cases, socs):

@@ -34,6 +34,7 @@ std::string_view diagCodeName(DiagCode c) {
     case DiagCode::kCpuFallback: return "cpu-fallback";
     case DiagCode::kRank: return "rank";
     case DiagCode::kDynamicShape: return "dynamic-shape";
+    case DiagCode::kEmptyTensor: return "empty-tensor";
     case DiagCode::kScaleNotFinite: return "scale-not-finite";
     case DiagCode::kScaleOutOfRange: return "scale-out-of-range";
     case DiagCode::kZeroPointOutOfRange: return "zero-point-out-of-range";

@@ -40,8 +40,11 @@ constexpr std::array kTable{
     DiagCodeInfo{DiagCode::kRank, kValidation,
                  "A tensor of the node has a higher rank than the backend's op takes (the rule's max_rank)."},
     DiagCodeInfo{DiagCode::kDynamicShape, kValidation,
-                 "A tensor of the node has a dimension the lowering path cannot infer, and the path hands the "
+                 "A tensor of the node has a shape known only at run time, and the lowering path hands the "
                  "backend static shapes only (the lowering's dynamic_shapes): the node runs on CPU."},
+    DiagCodeInfo{DiagCode::kEmptyTensor, kValidation,
+                 "A tensor of the node has a dimension of 0: the op refuses it (the node runs on CPU), or graph "
+                 "composition fails on it (the rule's empty_tensors)."},
     DiagCodeInfo{DiagCode::kScaleNotFinite, kNumeric, "A scale is infinite or NaN."},
     DiagCodeInfo{DiagCode::kScaleOutOfRange, kNumeric,
                  "A scale is below 1e-10 (1e-20 for a 32-bit bias encoding) or above float32's largest value."},

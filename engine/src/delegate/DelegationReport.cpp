@@ -13,6 +13,7 @@ std::string_view fallbackReasonName(FallbackReason r) {
     case FallbackReason::kUnsupported: return "unsupported";
     case FallbackReason::kArchGate: return "arch-gate";
     case FallbackReason::kConstraint: return "constraint";
+    case FallbackReason::kDynamicShape: return "dynamic-shape";
     case FallbackReason::kBackendPolicy: return "backend-policy";
     case FallbackReason::kFollowsCpu: return "follows-cpu";
   }

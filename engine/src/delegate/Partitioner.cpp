@@ -16,6 +16,7 @@ FallbackReason reasonOf(DiagCode code) {
     case DiagCode::kNoRule: return FallbackReason::kNoRule;
     case DiagCode::kUnsupportedOp: return FallbackReason::kUnsupported;
     case DiagCode::kArchGate: return FallbackReason::kArchGate;
+    case DiagCode::kDynamicShape: return FallbackReason::kDynamicShape;
     default: return FallbackReason::kConstraint;
   }
 }
@@ -180,7 +181,7 @@ class Partitioner {
   void noteSessionFailure(uint32_t node, const Rule& rule);
   // The variant whose arch gate `err` reports when QNN applies it at graph finalize, or nullptr.
   static const Variant* finalizeGate(const Rule& rule, const Diagnostic* err);
-  void noteFinalizeFailure(uint32_t node, const Rule& rule, const Variant& variant, const Diagnostic& err);
+  void noteFinalizeFailure(uint32_t node, const Rule& rule, const SourceMark& mark, const Diagnostic& err);
 
   const Graph& g_;
   const RuleSet& rules_;
@@ -225,7 +226,11 @@ void Partitioner::classify() {
     std::optional<uint32_t> idx;
     if (d.nodeIndex < n) idx = d.nodeIndex;
     else idx = g_.findNode(d.node);
-    if (idx && firstError_[*idx] < 0) firstError_[*idx] = static_cast<int32_t>(i);
+    // A shape known only at run time refuses the node before the backend is asked (the EP's
+    // GetCapability): that is its reason whatever else is wrong with it.
+    if (idx && (firstError_[*idx] < 0 || (d.code == DiagCode::kDynamicShape &&
+                                          validation_.diagnostics[firstError_[*idx]].code != DiagCode::kDynamicShape)))
+      firstError_[*idx] = static_cast<int32_t>(i);
   }
   std::vector<std::string> policyReason(n);
   std::vector<uint8_t> byPolicy(n, 0);
@@ -276,11 +281,15 @@ void Partitioner::classify() {
       f.code = DiagCode::kArchGate;
       f.ruleId = rule->id;
       if (!f.mark.known()) f.mark = rule->mark;
+    } else if (err && err->code == DiagCode::kEmptyTensor && rule->emptyTensors == EmptyTensors::kFinalizeFails) {
+      // Op validation accepts an empty tensor here; composing the graph then fails.
+      nd.placement = Placement::kDelegated;
+      noteFinalizeFailure(i, *rule, rule->emptyTensorsMark, *err);
     } else if (const Variant* v = finalizeGate(*rule, err)) {
       // QNN's op validation accepts the node, so every lowering path delegates it; graph
       // finalize then refuses it and the whole graph does not compile.
       nd.placement = Placement::kDelegated;
-      noteFinalizeFailure(i, *rule, *v, *err);
+      noteFinalizeFailure(i, *rule, v->mark, *err);
     } else {
       // Supported here: any error is a validation failure of this node's annotation, which the
       // backend's op validation refuses whatever the mode.
@@ -288,8 +297,9 @@ void Partitioner::classify() {
       if (err) fallback(i, reasonOf(err->code), err);
       else nd.placement = Placement::kDelegated;
     }
-    // An op the backend has no builder for is never claimed, so never laid out: only a refusal
-    // by op validation (constraint, arch gate) can fail the session.
+    // An op the backend has no builder for is never claimed, so never laid out, nor is a node with
+    // a shape known only at run time: only a refusal by op validation (constraint, arch gate) can
+    // fail the session.
     if (nd.placement == Placement::kCpu && rule && (nd.reason == FallbackReason::kConstraint || nd.reason == FallbackReason::kArchGate))
       noteSessionFailure(i, *rule);
   }
@@ -301,7 +311,7 @@ const Variant* Partitioner::finalizeGate(const Rule& rule, const Diagnostic* err
   return v && v->gateAtFinalize ? v : nullptr;
 }
 
-void Partitioner::noteFinalizeFailure(uint32_t node, const Rule& rule, const Variant& variant, const Diagnostic& err) {
+void Partitioner::noteFinalizeFailure(uint32_t node, const Rule& rule, const SourceMark& mark, const Diagnostic& err) {
   if (r_.sessionFailure) return;
   SessionFailure s;
   s.node = node;
@@ -309,7 +319,7 @@ void Partitioner::noteFinalizeFailure(uint32_t node, const Rule& rule, const Var
               ": the whole graph fails to compile, whatever the lowering path";
   s.cause = err.message;
   s.ruleId = rule.id;
-  s.mark = variant.mark;
+  s.mark = mark;
   r_.sessionFailure = std::move(s);
 }
 

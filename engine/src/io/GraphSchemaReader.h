@@ -324,7 +324,7 @@ class Reader {
       wrongType("an output object {dtype, shape, qspec}", o);
       return;
     }
-    const auto outputFields = fields<Keys<"dtype", "shape", "qspec", "stats", "meta">>(o);
+    const auto outputFields = fields<Keys<"dtype", "shape", "runtime_shape", "qspec", "stats", "meta">>(o);
     TensorMeta meta;
     if (std::optional<V> dt = field<"dtype">(outputFields)) {
       PathScope s(path_, "dtype");
@@ -346,6 +346,11 @@ class Reader {
           if (auto d = integer<int64_t>(dim, -1, INT64_MAX, "a dimension (integer >= -1)")) meta.shape.push_back(*d);
         });
       }
+    }
+    if (std::optional<V> rs = field<"runtime_shape">(outputFields)) {
+      PathScope s(path_, "runtime_shape");
+      if (rs->kind() != Kind::kBool) wrongType("true or false", *rs);
+      else meta.runtimeShape = rs->boolean();
     }
     if (std::optional<V> q = field<"qspec">(outputFields)) {
       PathScope s(path_, "qspec");

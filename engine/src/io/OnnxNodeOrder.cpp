@@ -65,4 +65,11 @@ std::optional<std::string> onnxNodeOrder(const onnx::GraphProto& g, std::vector<
   return ("the graph has a cycle");
 }
 
+void eraseOnnxNodes(onnx::GraphProto& g, const std::vector<bool>& removed) {
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
+  for (int i = 0; i < g.node_size(); ++i)
+    if (!removed[static_cast<size_t>(i)]) kept.Add()->Swap(g.mutable_node(i));
+  g.mutable_node()->Swap(&kept);
+}
+
 }  // namespace qnnrules

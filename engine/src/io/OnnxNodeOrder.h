@@ -13,6 +13,9 @@ namespace qnnrules {
 // "node 'name' (OpType)": the node's name, else its first output's, else its op type.
 std::string onnxNodeLabel(const onnx::NodeProto& n);
 
+// Removes the nodes whose index is marked in `removed` (one flag per node), keeping the others' order.
+void eraseOnnxNodes(onnx::GraphProto& g, const std::vector<bool>& removed);
+
 // Fills `order` with node indices, producers first; or says why there is none (a tensor
 // produced twice, an unknown input or graph output, a cycle).
 std::optional<std::string> onnxNodeOrder(const onnx::GraphProto& g, std::vector<int>& order);

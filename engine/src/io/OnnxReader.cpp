@@ -14,6 +14,8 @@
 #include "OnnxConstants.h"
 #include "OnnxModule.h"
 #include "OnnxNodeOrder.h"
+#include "OnnxReshapeFusion.h"
+#include "OnnxRuntimeShapes.h"
 #include "OnnxShapeInference.h"
 #include "CheckedArith.h"
 #include "OnnxTensorData.h"
@@ -60,12 +62,14 @@ class Builder {
   Status run() {
     const onnx::GraphProto& g = model_.graph();
     graph_.name = g.name();
+    fuseReshapeShapes(model_);
     inferShapesIfNeeded();
     foldTransposesOfDequantizedConstants(model_);
     if (Status st = collectTypes(); !st.isOk()) return st;
     for (const onnx::TensorProto& t : g.initializer()) constants_.addInitializer(t);
     std::vector<int> order;
     if (std::optional<std::string> why = onnxNodeOrder(g, order)) return fail(*why);
+    findRuntimeShapes(order);
     graph_.reserve(static_cast<size_t>(g.node_size() + g.input_size() + g.initializer_size() + 1));
     for (const onnx::ValueInfoProto& in : g.input()) {
       if (constants_.initializer(in.name())) continue;  // an initializer with a default: a constant
@@ -172,8 +176,26 @@ class Builder {
     return Status::ok();
   }
 
+  // The tensors whose shape ONNX Runtime knows only at run time (OnnxRuntimeShapes.h).
+  void findRuntimeShapes(const std::vector<int>& order) {
+    const onnx::GraphProto& g = model_.graph();
+    std::unordered_set<std::string> constants;
+    for (const onnx::NodeProto& n : g.node())
+      if (n.op_type() == "Constant" && isDefaultDomain(n.domain()))
+        for (const std::string& o : n.output()) constants.insert(o);
+    runtimeShaped_ = runtimeShapedTensors(
+        g, order,
+        [&](const std::string& t) {
+          auto it = types_.find(t);
+          return it != types_.end() && it->second.hasShape &&
+                 std::all_of(it->second.shape.begin(), it->second.shape.end(), [](int64_t d) { return d >= 0; });
+        },
+        [&](const std::string& t) { return constants.count(t) > 0 || constants_.initializer(t) != nullptr; });
+  }
+
   TensorMeta metaOf(const std::string& tensor) const {
     TensorMeta m;
+    m.runtimeShape = runtimeShaped_.count(tensor) > 0;
     auto it = types_.find(tensor);
     if (it == types_.end()) return m;
     m.dtype = scalarTypeOf(it->second.type);
@@ -417,6 +439,7 @@ class Builder {
   Graph graph_;
   std::unordered_map<std::string, TensorInfo> types_;
   OnnxConstants constants_;
+  std::unordered_set<std::string> runtimeShaped_;  // tensors whose shape ORT knows only at run time
   std::unordered_map<std::string, TensorRef> producers_;
   std::unordered_set<std::string> reserved_;
 };

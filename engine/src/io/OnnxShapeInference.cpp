@@ -88,6 +88,11 @@ class GuardedRegistry final : public onnx::ISchemaRegistry {
  public:
   const onnx::OpSchema* GetSchema(const std::string& key, const int maxInclusiveVersion,
                                   const std::string& domain) const override {
+    // ONNX Runtime's com.microsoft QuantizeLinear / DequantizeLinear (16-bit and 4-bit before
+    // opset 21) are the default domain's with more types: the library does not know them, and
+    // without them every shape after a 16-bit Q/DQ pair would stay unknown. Types are not checked.
+    if (domain == "com.microsoft" && (key == "QuantizeLinear" || key == "DequantizeLinear"))
+      return onnx::OpSchemaRegistry::Schema(key, 13, "");
     const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(key, maxInclusiveVersion, domain);
     const ConvLikeOp* op = (domain.empty() || domain == "ai.onnx") ? convLikeOp(key) : nullptr;
     if (schema == nullptr || op == nullptr || !schema->has_type_and_shape_inference_function()) return schema;

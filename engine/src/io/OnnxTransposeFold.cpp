@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "OnnxConstants.h"
+#include "OnnxNodeOrder.h"
 
 namespace qnnrules::onnxio {
 namespace {
@@ -75,11 +76,7 @@ size_t foldTransposesOfDequantizedConstants(onnx::ModelProto& model) {
     removed[static_cast<size_t>(i)] = true;
     ++folded;
   }
-  if (!folded) return 0;
-  google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
-  for (int i = 0; i < g.node_size(); ++i)
-    if (!removed[static_cast<size_t>(i)]) kept.Add()->Swap(g.mutable_node(i));
-  g.mutable_node()->Swap(&kept);
+  if (folded) eraseOnnxNodes(g, removed);
   return folded;
 }
 

@@ -337,7 +337,7 @@ class Builder {
     for (const OutputValue& o : outs) {
       // As the adapter writes an element that is not a tensor: int64 scalar, keeping indices.
       if (o.tensor) n.outputs.push_back(meta(o.name, o.where));
-      else n.outputs.push_back(TensorMeta{ScalarType::kInt64, {}, {}, {}});
+      else n.outputs.emplace_back().dtype = ScalarType::kInt64;
     }
     const uint32_t moduleId = n.moduleId;
     const uint32_t producer = add(std::move(n), sn);

@@ -16,9 +16,9 @@ namespace {
 
 using namespace strictyaml;  // NOLINT(google-build-using-namespace): the shared strict-YAML helpers
 
-constexpr std::array<std::string_view, 14> kManifestKeys = {
+constexpr std::array<std::string_view, 15> kManifestKeys = {
     "version", "backend", "description", "default", "extends", "exclude", "datatypes", "encodings",
-    "symmetric", "max_rank", "hardware", "quantized", "why_not_quantized", "delegation"};
+    "symmetric", "max_rank", "empty_tensors", "hardware", "quantized", "why_not_quantized", "delegation"};
 constexpr std::array<std::string_view, 3> kDelegationKeys = {"require_full_delegation", "input_quantize_on_cpu",
                                                              "output_dequantize_on_cpu"};
 constexpr std::array<std::string_view, 2> kExcludeKeys = {"targets", "why"};
@@ -50,6 +50,13 @@ class ManifestLoader : public StrictYamlReader {
       if (auto r = integer(e->value, in("max_rank"), 1, 64, "a rank from 1 to 64")) {
         out.maxRank = static_cast<int>(*r);
         out.maxRankMark = mark(e->keyNode);
+      }
+    }
+    if (const Entry* e = m.get("empty_tensors")) {
+      if (auto v = enumValue<EmptyTensors>(e->value, in("empty_tensors"), "empty-tensor behaviour", kEmptyTensorsNames,
+                                           parseEmptyTensors)) {
+        out.emptyTensors = *v;
+        out.emptyTensorsMark = mark(e->keyNode);
       }
     }
     if (const Entry* e = m.get("extends")) {

@@ -52,7 +52,7 @@ template <typename A, typename R>
 void fields(A& a, R& r) {
   a(r.id), a(r.kind), a(r.targets), a(r.qnnOp), a(r.pattern), a(r.description), a(r.reason), a(r.ports);
   a(r.variants), a(r.onnx), a(r.mark), a(r.origin), a(r.inheritedFrom), a(r.via), a(r.notes);
-  a(r.noQuantizedTypes), a(r.maxRank), a(r.maxRankMark);
+  a(r.noQuantizedTypes), a(r.maxRank), a(r.maxRankMark), a(r.emptyTensors), a(r.emptyTensorsMark);
 }
 
 template <typename A, typename R>
@@ -65,7 +65,7 @@ template <typename A, typename R>
   requires std::is_same_v<std::remove_const_t<R>, BackendManifest>
 void fields(A& a, R& m) {
   a(m.backend), a(m.description), a(m.extends), a(m.extendsMark), a(m.exclude), a(m.datatypes), a(m.encodings);
-  a(m.symmetric), a(m.maxRank), a(m.maxRankMark), a(m.hardware), a(m.hardwareMark), a(m.quantized);
+  a(m.symmetric), a(m.maxRank), a(m.maxRankMark), a(m.emptyTensors), a(m.emptyTensorsMark), a(m.hardware), a(m.hardwareMark), a(m.quantized);
   a(m.whyNotQuantized);
   a(m.delegation.requireFullDelegation), a(m.delegation.inputQuantizeOnCpu), a(m.delegation.outputDequantizeOnCpu);
   a(m.isDefault), a(m.defaultMark), a(m.mark);
@@ -158,9 +158,9 @@ static_assert(sizeof(KindValue) == 56, "a field of KindValue changed: list it in
 static_assert(sizeof(PortConstraint) == 152, "a field of PortConstraint changed: list it in fields() above");
 static_assert(sizeof(Variant) == 256, "a field of Variant changed: list it in fields() above");
 static_assert(sizeof(OnnxMapping) == 192, "a field of OnnxMapping changed: list it in fields() above");
-static_assert(sizeof(Rule) == 440, "a field of Rule changed: list it in fields() above");
+static_assert(sizeof(Rule) == 472, "a field of Rule changed: list it in fields() above");
 static_assert(sizeof(Exclusion) == 104, "a field of Exclusion changed: list it in fields() above");
-static_assert(sizeof(BackendManifest) == 416, "a field of BackendManifest changed: list it in fields() above");
+static_assert(sizeof(BackendManifest) == 448, "a field of BackendManifest changed: list it in fields() above");
 static_assert(sizeof(HardwareGate) == 72, "a field of HardwareGate changed: list it in fields() above");
 static_assert(sizeof(HardwareColumn) == 88, "a field of HardwareColumn changed: list it in fields() above");
 static_assert(sizeof(SocHardware) == 72, "a field of SocHardware changed: list it in fields() above");

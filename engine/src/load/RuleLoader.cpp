@@ -32,9 +32,9 @@ namespace {
 using namespace strictyaml;  // NOLINT(google-build-using-namespace): the shared strict-YAML helpers
 
 constexpr std::array<std::string_view, 2> kTopKeys = {"version", "rules"};
-constexpr std::array<std::string_view, 14> kRuleKeys = {
+constexpr std::array<std::string_view, 15> kRuleKeys = {
     "id", "kind", "extends", "targets", "onnx", "qnn_op", "pattern", "description", "reason",
-    "max_rank", "inputs", "outputs", "variants", "add_variants"};
+    "max_rank", "empty_tensors", "inputs", "outputs", "variants", "add_variants"};
 constexpr std::array<std::string_view, 4> kInputKeys = {"name", "arg", "optional", "variadic"};
 constexpr std::array<std::string_view, 4> kOutputKeys = {"name", "index", "optional", "variadic"};
 constexpr std::array<std::string_view, 7> kVariantKeys = {"name", "description", "min_arch", "gate_fails_at",
@@ -157,6 +157,14 @@ class Loader : public strictyaml::StrictYamlReader {
         rule.maxRankMark = mark(maxRank->keyNode);
       }
     }
+    const Entry* emptyTensors = m.get("empty_tensors");
+    if (emptyTensors) {
+      if (auto v = enumValue<EmptyTensors>(emptyTensors->value, in("empty_tensors"), "empty-tensor behaviour",
+                                           kEmptyTensorsNames, parseEmptyTensors)) {
+        rule.emptyTensors = *v;
+        rule.emptyTensorsMark = mark(emptyTensors->keyNode);
+      }
+    }
     const bool inheritedOp = inherits && parentKind == RuleKind::kOp && rule.kind == RuleKind::kOp;
     if (kindOk) {
       auto onlyFor = [&](const Entry* e, std::string_view kinds) {
@@ -178,6 +186,7 @@ class Loader : public strictyaml::StrictYamlReader {
       } else {
         if (qnnOp) onlyFor(qnnOp, "op");
         if (maxRank) onlyFor(maxRank, "op");
+        if (emptyTensors) onlyFor(emptyTensors, "op");
         if (variants) onlyFor(variants, "op");
         if (addVariants) onlyFor(addVariants, "op");
       }
@@ -282,6 +291,10 @@ class Loader : public strictyaml::StrictYamlReader {
     if (rule.kind == RuleKind::kOp && rule.maxRank == 0 && bm->maxRank != 0) {
       rule.maxRank = bm->maxRank;
       rule.maxRankMark = bm->maxRankMark;
+    }
+    if (rule.kind == RuleKind::kOp && rule.emptyTensors == EmptyTensors::kUnstated) {
+      rule.emptyTensors = bm->emptyTensors;
+      rule.emptyTensorsMark = bm->emptyTensorsMark;
     }
     for (Variant& v : rule.variants) applySymmetric(v, *bm);
   }

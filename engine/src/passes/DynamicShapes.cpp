@@ -1,15 +1,9 @@
 #include "qnnrules/passes/DynamicShapes.h"
 
-#include <algorithm>
-
 #include "qnnrules/validate/ConstraintText.h"
 
 namespace qnnrules {
 namespace {
-
-bool hasUnknownDim(const std::vector<int64_t>& shape) {
-  return std::any_of(shape.begin(), shape.end(), [](int64_t d) { return d < 0; });
-}
 
 // "[1, ?, 64]": an unknown dimension as a question mark.
 std::string shapeWithUnknowns(const std::vector<int64_t>& shape) {
@@ -39,10 +33,11 @@ DiagnosticList checkDynamicShapes(const GraphFacts& facts, const PruneResult& pr
       d.port = port;
       d.mark = path.dynamicShapesMark;
       d.message = path.dynamicShapesMessage;
-      d.expected = "a static shape (every dimension known)";
-      d.actual = "shape " + shapeWithUnknowns(shape);
-      d.hint = "export with static shapes (fixed input sizes, shape arithmetic folded to constants), or run "
-               "onnxruntime's symbolic shape inference before quantizing";
+      d.expected = "a shape known before the graph runs";
+      d.actual = shape.empty() ? std::string("a shape computed at run time")
+                               : "shape " + shapeWithUnknowns(shape) + ", computed at run time";
+      d.hint = "export with static shapes (fixed input sizes; shape arithmetic folded to constants before "
+               "quantizing, so that no Q/DQ pair sits on a size)";
       out.push_back(std::move(d));
     };
     // Inputs in argument order (list elements included), then outputs: the first unknown one
@@ -52,7 +47,7 @@ DiagnosticList checkDynamicShapes(const GraphFacts& facts, const PruneResult& pr
       auto visit = [&](const Argument& t, int listIndex) {
         if (reported || t.kind != Argument::Kind::kTensor) return;
         const Node& producer = g.node(t.tensor.node);
-        if (t.tensor.output >= producer.outputs.size() || !hasUnknownDim(producer.outputs[t.tensor.output].shape)) return;
+        if (t.tensor.output >= producer.outputs.size() || !producer.outputs[t.tensor.output].runtimeShape) return;
         std::string label = "in[" + std::to_string(a) + "]";
         if (listIndex >= 0) label += "[" + std::to_string(listIndex) + "]";
         report(label, producer.outputs[t.tensor.output].shape);
@@ -64,7 +59,7 @@ DiagnosticList checkDynamicShapes(const GraphFacts& facts, const PruneResult& pr
         for (size_t j = 0; j < arg.list.size(); ++j) visit(arg.list[j], static_cast<int>(j));
     }
     for (size_t o = 0; o < node.outputs.size(); ++o) {
-      if (!hasUnknownDim(node.outputs[o].shape)) continue;
+      if (!node.outputs[o].runtimeShape) continue;
       report("out[" + std::to_string(o) + "]", node.outputs[o].shape);
       break;
     }

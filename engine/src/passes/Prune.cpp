@@ -126,6 +126,10 @@ PruneResult pruneGraph(const Graph& graph, const UserIndex& users) {
       shapeStatic[i] = 1;
       return;
     }
+    // The reader found the shape to be a run-time one (TensorMeta::runtimeShape): a Shape of it
+    // is computed when the graph runs, whatever else is static.
+    for (const TensorMeta& m : node.outputs)
+      if (m.runtimeShape) return;
     bool recorded = !node.outputs.empty();
     for (const TensorMeta& m : node.outputs) recorded = recorded && staticShape(m);
     if (recorded || node.kind != NodeKind::kCall) {

@@ -12,6 +12,12 @@ const std::vector<int64_t>* outputShape(const Graph& g, uint32_t node) {
   return n.outputs.empty() ? nullptr : &n.outputs[0].shape;
 }
 
+const std::vector<int64_t>* inputShape(const Graph& g, const Node& n) {
+  if (n.args.empty() || n.args[0].kind != Argument::Kind::kTensor) return nullptr;
+  const Node& p = g.node(n.args[0].tensor.node);
+  return n.args[0].tensor.output < p.outputs.size() ? &p.outputs[n.args[0].tensor.output].shape : nullptr;
+}
+
 // The permutation of a Transpose read from ONNX (its `perm` attribute) or of aten.permute's dims.
 std::vector<int64_t> permutationOf(const Node& n) {
   std::vector<int64_t> perm;
@@ -32,6 +38,7 @@ std::vector<int64_t> permutationOf(const Node& n) {
 std::vector<uint8_t> rank6ReshapeTransposeChains(const GraphFacts& facts) {
   const Graph& g = facts.graph();
   std::vector<uint8_t> out;
+  std::vector<uint8_t> claimed;  // nodes of a chain found earlier
   for (uint32_t t = 0; t < g.nodes().size(); ++t) {
     const Node& tn = g.node(t);
     if (tn.kind != NodeKind::kCall || tn.targetId == Node::kNoTarget || g.target(tn) != "aten.permute.default") continue;
@@ -51,8 +58,21 @@ std::vector<uint8_t> rank6ReshapeTransposeChains(const GraphFacts& facts) {
     bool unitInPlace = false;
     for (size_t i = 0; i < 6 && !unitInPlace; ++i) unitInPlace = (*t1)[i] == 1 && (*t2)[i] == 1 && perm[i] == static_cast<int64_t>(i);
     if (!unitInPlace) continue;
-    if (out.empty()) out.assign(g.nodes().size(), 0);
-    out[r1] = out[t] = out[r2] = 1;
+    // The EP claims the nodes of a chain in graph order: a Reshape that ends one chain does not
+    // start another (MaxViT's departition Reshape that is also the next grid partition's).
+    if (!claimed.empty() && claimed[r1]) continue;
+    if (out.empty()) {
+      out.assign(g.nodes().size(), 0);
+      claimed.assign(g.nodes().size(), 0);
+    }
+    claimed[r1] = claimed[t] = claimed[r2] = 1;
+    // The chain's ends keep their other tensor: a first Reshape from rank 6, or a second one to
+    // rank 6, is still refused (maxvit/8a8w/SM8650: departition_op/Reshape_1_new_reshape).
+    const std::vector<int64_t>* t0 = inputShape(g, r1n);
+    const std::vector<int64_t>* t3 = outputShape(g, r2);
+    out[t] = 1;
+    out[r1] = t0 && t0->size() <= 5 ? 1 : 0;
+    out[r2] = t3 && t3->size() <= 5 ? 1 : 0;
   }
   return out;
 }

@@ -121,6 +121,7 @@ void ruleSection(std::string& md, const HardwareColumn* column, const Rule& r, c
   }
   md += "- QNN op: `" + r.qnnOp + "`; annotation pattern `" + std::string(patternName(r.pattern)) + "`\n";
   if (r.maxRank != 0) md += "- Rank limit: " + escape(rankLimitSentence(r)) + "\n";
+  if (r.emptyTensors != EmptyTensors::kUnstated) md += "- Empty tensors: " + escape(emptyTensorSentence(r)) + "\n";
   md += "- Ports: ";
   for (size_t p = 0; p < r.ports.size(); ++p) {
     const PortDecl& d = r.ports[p];

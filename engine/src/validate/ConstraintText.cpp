@@ -44,6 +44,19 @@ std::string rankLimitSentence(const Rule& r, int limit) {
   return "QNN " + r.qnnOp + " takes tensors of rank " + std::to_string(limit) + " or less.";
 }
 
+std::string emptyTensorSentence(const Rule& r) {
+  switch (r.emptyTensors) {
+    case EmptyTensors::kUnstated: return "";
+    case EmptyTensors::kAccepted: return "QNN " + r.qnnOp + " takes tensors with a dimension of 0.";
+    case EmptyTensors::kRefused:
+      return "QNN " + r.qnnOp + " refuses a tensor with a dimension of 0: the node runs on CPU.";
+    case EmptyTensors::kFinalizeFails:
+      return "QNN " + r.qnnOp + " takes no tensor with a dimension of 0: graph composition fails on it, and the "
+             "whole graph with it.";
+  }
+  return "";
+}
+
 std::string shapeText(const std::vector<int64_t>& shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);

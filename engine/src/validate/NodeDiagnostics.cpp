@@ -316,6 +316,26 @@ void NodeValidator::emitRank(const Node& node, const Rule& rule, int limit, cons
   out_.push_back(std::move(d));
 }
 
+int NodeValidator::emptyTensorAt(const Node& node, const Rule& rule) const {
+  for (size_t i = 0; i < bound_.size(); ++i) {
+    const std::vector<int64_t>* shape = shapeOf(g_, node, rule, bound_[i]);
+    if (shape && std::find(shape->begin(), shape->end(), 0) != shape->end()) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+void NodeValidator::emitEmptyTensor(const Node& node, const Rule& rule, int at) {
+  const BoundTensor& b = bound_[static_cast<size_t>(at)];
+  Diagnostic d = base(node, rule, DiagCode::kEmptyTensor, Severity::kError);
+  d.port = label(rule, b);
+  d.mark = rule.emptyTensorsMark.known() ? rule.emptyTensorsMark : rule.mark;
+  d.message = emptyTensorSentence(rule);
+  d.expected = "no dimension of 0";
+  d.actual = "shape " + shapeText(*shapeOf(g_, node, rule, b));
+  d.hint = "drop the empty tensor before lowering (a slice or split that selects nothing), or leave the op on CPU";
+  out_.push_back(std::move(d));
+}
+
 void NodeValidator::reportNoRule(const Node& node, std::string_view nearTarget) {
   Diagnostic d;
   d.severity = Severity::kError;

@@ -112,13 +112,20 @@ void NodeValidator::run(const Node& node, const Rule& rule, const std::vector<Ki
   // QNN checks ranks before datatypes: a tensor above the rule's limit refuses the node whatever
   // its encodings; a variant's own limit (a kernel of one datatype taking fewer dimensions)
   // removes that variant below.
-  int rank = 0;
+  int tensorRank = 0;
   const auto index = static_cast<size_t>(&node - g_.nodes().data());
   const bool exempt = index < opt_.rankExempt.size() && opt_.rankExempt[index];
-  const int rankAt = rule.hasRankLimit() && !exempt ? highestRank(node, rule, rank) : -1;
-  if (rankAt >= 0 && rule.maxRank != 0 && rank > rule.maxRank) {
-    emitRank(node, rule, rule.maxRank, rule.maxRankMark, rankAt, rank);
+  const int rankAt = rule.hasRankLimit() && !exempt ? highestRank(node, rule, tensorRank) : -1;
+  if (rankAt >= 0 && rule.maxRank != 0 && tensorRank > rule.maxRank) {
+    emitRank(node, rule, rule.maxRank, rule.maxRankMark, rankAt, tensorRank);
     return;
+  }
+  // A tensor with a dimension of 0: the op refuses it, or graph composition fails on it.
+  if (rule.emptyTensors == EmptyTensors::kRefused || rule.emptyTensors == EmptyTensors::kFinalizeFails) {
+    if (const int at = emptyTensorAt(node, rule); at >= 0) {
+      emitEmptyTensor(node, rule, at);
+      return;
+    }
   }
   if (!rule.noQuantizedTypes.empty() && reportQuantizedPorts(node, rule)) return;
 
@@ -134,7 +141,7 @@ void NodeValidator::run(const Node& node, const Rule& rule, const std::vector<Ki
   for (const Variant& v : rule.variants) {
     if (!matches(v)) continue;
     anyMatch = true;
-    if (rankAt >= 0 && v.maxRank != 0 && rank > v.maxRank) {
+    if (rankAt >= 0 && v.maxRank != 0 && tensorRank > v.maxRank) {
       if (!rankBlocked) rankBlocked = &v;
       continue;
     }
@@ -148,14 +155,14 @@ void NodeValidator::run(const Node& node, const Rule& rule, const std::vector<Ki
       if (!passingGated) passingGated = &v;
       continue;
     }
-    const int rank = tieRank(violations_);
+    const int tie = tieRank(violations_);
     bool better = !bestVariant || (available && !bestAvailable) ||
                   (available == bestAvailable &&
-                   (violations_.size() < best_.size() || (violations_.size() == best_.size() && rank < bestRank)));
+                   (violations_.size() < best_.size() || (violations_.size() == best_.size() && tie < bestRank)));
     if (better) {
       bestVariant = &v;
       bestAvailable = available;
-      bestRank = rank;
+      bestRank = tie;
       best_.swap(violations_);
     }
   }
@@ -164,7 +171,7 @@ void NodeValidator::run(const Node& node, const Rule& rule, const std::vector<Ki
     for (const Violation& viol : advice_) emitViolation(node, rule, *passing, viol, Severity::kWarning);
     emitUnverifiable(node, rule, *passing);
   } else if (rankBlocked) {
-    emitRank(node, rule, rankBlocked->maxRank, rankBlocked->maxRankMark, rankAt, rank);
+    emitRank(node, rule, rankBlocked->maxRank, rankBlocked->maxRankMark, rankAt, tensorRank);
   } else if (passingGated) {
     emitGate(node, rule, *passingGated);
   } else if (bestVariant) {

@@ -56,6 +56,9 @@ class NodeValidator {
   int highestRank(const Node& node, const Rule& rule, int& rank) const;
   // A tensor of rank `rank` (bound_[at]) above the limit `limit` written at `mark`.
   void emitRank(const Node& node, const Rule& rule, int limit, const SourceMark& mark, int at, int rank);
+  // The first bound tensor with a dimension of 0, or -1.
+  int emptyTensorAt(const Node& node, const Rule& rule) const;
+  void emitEmptyTensor(const Node& node, const Rule& rule, int at);
   void emitGate(const Node& node, const Rule& rule, const Variant& gated);
   void emitUnverifiable(const Node& node, const Rule& rule, const Variant& v);
   bool reportQuantizedPorts(const Node& node, const Rule& rule);

@@ -27,6 +27,8 @@ CASE = {"id": "m/8a8w/SM8650", "model": "m", "config": "8a8w", "soc": "SM8650", 
             node("both", verdict="rejected", placement="CPU"),     # both refuse
             node("gone", op="Shape", verdict="not_asked", placement="removed"),   # ORT removed, we accept
             node("gone_fp", op="Shape", verdict="not_asked", placement="removed"),  # ORT removed, we refuse
+            node("refused_gone", op="Transpose", verdict="rejected", placement="removed",
+                 message="Cannot get shape"),                     # the EP refused it, then ORT removed it
             node("unknown", verdict="not_asked", placement=None),  # no verdict at all
             node("follower", op="Reshape"),                       # follows-cpu: not a refusal
         ]}
@@ -63,7 +65,8 @@ class CompareTest(unittest.TestCase):
 
     def test_node_kinds(self):
         pred = self.predict(report([fallback("fp", "constraint", "symmetric"), fallback("both", "no-rule"),
-                                    fallback("gone_fp", "no-rule"), fallback("follower", "follows-cpu")],
+                                    fallback("gone_fp", "no-rule"), fallback("follower", "follows-cpu"),
+                                    fallback("refused_gone", "dynamic-shape", "dynamic-shape")],
                                    diagnostics=[{"node": "fp", "code": "symmetric", "port": "in[1] weight",
                                                  "expected": "symmetric", "severity": "error"}]))
         self.assertEqual(pred["outcome"], "cpu-fallback")
@@ -71,10 +74,11 @@ class CompareTest(unittest.TestCase):
         self.assertIn("[in[1] weight: symmetric]", pred["refused"]["fp"]["message"])
         kinds = {r["node"]: r["kind"] for r in C.compare_case(CASE, pred)}
         self.assertEqual(kinds, {"ok": "agree", "fp": "FP", "fn": "FN", "both": "agree", "gone": "removed",
-                                 "gone_fp": "FP", "unknown": "not-compared", "follower": "agree"})
+                                 "gone_fp": "FP", "unknown": "not-compared", "follower": "agree",
+                                 "refused_gone": "agree"})
         t = C.totals([{"case": CASE, "pred": pred, "rows": C.compare_case(CASE, pred)}])
         self.assertEqual((t["nodes"], t["agree"], t["fp"], t["fn"], t["removed"], t["not_compared"], t["judged"]),
-                         (6, 3, 2, 1, 1, 1, 5))
+                         (7, 4, 2, 1, 1, 1, 6))
         self.assertEqual(t["graph_agree"], 1)
 
     def test_whole_graph_outcomes(self):

@@ -367,6 +367,79 @@ CASES = [conv_8a8w, linear_16a8w, matmul_16a16w, conv_16a4w, conv_16a16w, linear
          lambda: torch_linear_transpose(name="torch_linear_transpose_per_channel", per_channel=True)]
 
 
+# --- shapes ONNX Runtime knows only at run time (io/OnnxRuntimeShapes.h), ReshapeFusion -------
+
+def _i64(name, values):
+    return numpy_helper.from_array(np.array(values, dtype=np.int64), name)
+
+
+def _qdq_nodes(t, scale, zp, nodes, inits, domain=""):
+    inits += [numpy_helper.from_array(np.array(scale, dtype=np.float32), f"{t}_s"),
+              numpy_helper.from_array(np.array(zp, dtype=np.uint16 if domain else np.uint8), f"{t}_z")]
+    nodes += [helper.make_node("QuantizeLinear", [t, f"{t}_s", f"{t}_z"], [f"{t}_q"], name=f"{t}_q", domain=domain),
+              helper.make_node("DequantizeLinear", [f"{t}_q", f"{t}_s", f"{t}_z"], [f"{t}_dq"], name=f"{t}_dq",
+                               domain=domain)]
+    return f"{t}_dq"
+
+
+def runtime_shapes():
+    """No value_info. reshape_runtime's shape is computed from a size that has a Q/DQ pair (ORT
+    never folds a DequantizeLinear): its output, sigmoid_after and reshape_fused are known only
+    at run time. reshape_fused's shape is ReshapeFusion's form (its own input's dims 0 and 1, then
+    -1): its Shape/Gather/Unsqueeze/Concat nodes go. reshape_static's shape is integer arithmetic
+    on a static shape: ORT folds it."""
+    n, i = [], [_i64("two_idx", 2), _i64("three_idx", 3), _i64("zero_idx", 0), _i64("one_idx", 1),
+                _i64("axes0", [0]), _i64("head", [1, 8]), _i64("minus1", [-1]), _i64("four", 4),
+                numpy_helper.from_array(np.array(2.0, dtype=np.float32), "two_f")]
+    x = _qdq_nodes("x", 0.02, 128, n, i)
+    n += [helper.make_node("Shape", [x], ["s"], name="shape_x"),
+          helper.make_node("Gather", ["s", "two_idx"], ["h"], name="gather_h"),
+          helper.make_node("Cast", ["h"], ["hf"], name="cast_hf", to=TensorProto.FLOAT)]
+    hf = _qdq_nodes("hf", 1.0, 0, n, i)
+    n += [helper.make_node("Mul", [hf, "two_f"], ["h2"], name="mul_size"),
+          helper.make_node("Cast", ["h2"], ["h2i"], name="cast_h2i", to=TensorProto.INT64),
+          helper.make_node("Unsqueeze", ["h2i", "axes0"], ["h2u"], name="unsqueeze_h2"),
+          helper.make_node("Concat", ["head", "h2u", "minus1"], ["shp"], name="concat_runtime", axis=0),
+          helper.make_node("Reshape", [x, "shp"], ["r"], name="reshape_runtime")]
+    r = _qdq_nodes("r", 0.02, 128, n, i)
+    n.append(helper.make_node("Sigmoid", [r], ["sig"], name="sigmoid_after"))
+    sig = _qdq_nodes("sig", 1 / 256, 0, n, i)
+    for k, idx in ((0, "zero_idx"), (1, "one_idx")):
+        n += [helper.make_node("Shape", [sig], [f"fs{k}"], name=f"fused_shape{k}"),
+              helper.make_node("Gather", [f"fs{k}", idx], [f"fg{k}"], name=f"fused_gather{k}"),
+              helper.make_node("Unsqueeze", [f"fg{k}", "axes0"], [f"fu{k}"], name=f"fused_unsqueeze{k}")]
+    n += [helper.make_node("Concat", ["fu0", "fu1", "minus1"], ["fshp"], name="fused_concat", axis=0),
+          helper.make_node("Reshape", [sig, "fshp"], ["fr"], name="reshape_fused")]
+    fr = _qdq_nodes("fr", 1 / 256, 0, n, i)
+    n += [helper.make_node("Gather", ["s", "three_idx"], ["w"], name="gather_w"),
+          helper.make_node("Mul", ["w", "four"], ["w4"], name="mul_w"),
+          helper.make_node("Unsqueeze", ["w4", "axes0"], ["w4u"], name="unsqueeze_w"),
+          helper.make_node("Concat", ["head", "w4u"], ["sshp"], name="concat_static", axis=0),
+          helper.make_node("Reshape", [x, "sshp"], ["st"], name="reshape_static")]
+    st = _qdq_nodes("st", 0.02, 128, n, i)
+    g = helper.make_graph(n, "runtime_shapes", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 4, 4])],
+                          [helper.make_tensor_value_info(fr, TensorProto.FLOAT, ["b", "c", "n"]),
+                           helper.make_tensor_value_info(st, TensorProto.FLOAT, [1, 8, 16])], i)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="qnnrules-tests")
+    m.ir_version = 10
+    return m
+
+
+def contrib_qdq_16bit():
+    """ORT's com.microsoft QuantizeLinear/DequantizeLinear (16-bit before opset 21), no value_info:
+    the reader infers the shapes after them (sigmoid's output is [1, 3, 8, 8])."""
+    n, i = [], []
+    x = _qdq_nodes("x", 0.0001, 32768, n, i, domain="com.microsoft")
+    n.append(helper.make_node("Sigmoid", [x], ["sig"], name="sigmoid"))
+    sig = _qdq_nodes("sig", 1 / 65536, 0, n, i, domain="com.microsoft")
+    g = helper.make_graph(n, "contrib_qdq_16bit", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
+                          [helper.make_tensor_value_info(sig, TensorProto.FLOAT, [1, 3, 8, 8])], i)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)],
+                          producer_name="qnnrules-tests")
+    m.ir_version = 8
+    return m
+
+
 def broken_models(good, conv3d):
     """Bad inputs, each a clear error with exit code 2. `conv3d` (no value_info) has its Conv
     input's shape from ONNX shape inference: the reader checks the ranks ONNX 1.12's
@@ -436,6 +509,10 @@ def main():
             with open(os.path.join(out_dir, c.name + ".json"), "w") as f:
                 json.dump(c.graph_json(), f, indent=1)
                 f.write("\n")
+    for name, m in (("runtime_shapes", runtime_shapes()), ("contrib_qdq_16bit", contrib_qdq_16bit())):
+        onnx.checker.check_model(m)
+        with open(os.path.join(out_dir, name + ".onnx"), "wb") as f:
+            f.write(m.SerializeToString())
     for name, data in broken_models(models["conv_8a8w"], models["conv3d_float"]).items():
         with open(os.path.join(out_dir, name), "wb") as f:
             f.write(data)

@@ -102,11 +102,13 @@ def run_validate(validate, path, soc, mode, rule_dirs):
 
 
 def backend_state(n):
-    """'refused' | 'accepted' | 'removed' | None (no verdict) for one recorded node."""
-    if n["placement"] == "removed":
-        return "removed"
+    """'refused' | 'accepted' | 'removed' | None (no verdict) for one recorded node. A node the EP
+    refused that ORT's CPU-side optimizations then removed (a Transpose pair cancelled after
+    partitioning) was refused: the verdict was given."""
     if n["verdict"] == "rejected" or n["placement"] == "CPU":
         return "refused"
+    if n["placement"] == "removed":
+        return "removed"
     if n["verdict"] == "accepted":
         return "accepted"
     return None
@@ -333,7 +335,8 @@ def write_doc(path, results, data, expected_path, validate_cmd):
              "`tests/conformance/models/verdicts.json`.")
     L.append(f"- **Prediction**: `{validate_cmd}` in strict mode and with `--warn`.")
     L.append("- **Node verdicts**: the backend refused a compute node (any node but Q/DQ) when QNN's op "
-             "validation rejected it or it ran on CPU. Nodes ORT's optimizations removed before partitioning "
+             "validation rejected it or it ran on CPU (also when ORT's CPU-side optimizations removed it after the "
+             "EP refused it). Nodes ORT's optimizations removed before partitioning "
              "(constants, shape arithmetic) run nowhere: they count only when qnn-validate refuses them (FP). qnn-validate refused it when `delegation.fallbacks` lists it with a reason "
              "other than `follows-cpu` (followers go where their neighbours go; not a verdict on the node). "
              "**FP** = qnn-validate refuses a node the backend runs; **FN** = qnn-validate delegates a node "

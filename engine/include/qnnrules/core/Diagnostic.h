@@ -37,7 +37,8 @@ enum class DiagCode : uint16_t {
   kUnverifiable,       // a constraint could not be evaluated (e.g. no scale yet)
   kCpuFallback,        // the node runs on CPU for a reason that is no validation error (backend policy, follows CPU)
   kRank,               // a tensor's rank is above what the op takes (the rule's max_rank)
-  kDynamicShape,       // a tensor has a dimension the lowering path cannot infer: it keeps the node on CPU
+  kDynamicShape,       // a tensor's shape is known only at run time, and the lowering path needs static shapes: CPU
+  kEmptyTensor,        // a tensor has a dimension of 0, which the op refuses (or graph composition fails on)
   // --- quantization parameters, whatever the rules say (passes/NumericChecks.h) ---
   kScaleNotFinite = 50,     // a scale is infinite or NaN
   kScaleOutOfRange,         // a scale is below 1e-10 or above 1e10

@@ -61,7 +61,11 @@ struct TensorStats {
 
 struct TensorMeta {
   ScalarType dtype = ScalarType::kFloat32;
-  std::vector<int64_t> shape;
+  std::vector<int64_t> shape;        // -1: a dimension the reader does not know
+  // The shape is known only at run time: it depends on a value the lowering path computes when
+  // the graph runs (ONNX: shape arithmetic ONNX Runtime does not fold, io/OnnxRuntimeShapes.h).
+  // A path that needs static shapes (LoweringPath::dynamicShapesMessage) refuses such a tensor.
+  bool runtimeShape = false;
   OptionalBox<QuantSpec> qspec;     // annotation of this output
   OptionalBox<TensorStats> stats;   // calibration statistics of this output, if recorded
 };

@@ -47,6 +47,10 @@ struct BackendManifest {
   // The rank limit of every op rule that states none of its own (YAML `max_rank`); 0: none.
   int maxRank = 0;
   SourceMark maxRankMark;
+  // What every op rule that states none does with a tensor that has a dimension of 0 (YAML
+  // `empty_tensors`; Rule::emptyTensors).
+  EmptyTensors emptyTensors = EmptyTensors::kUnstated;
+  SourceMark emptyTensorsMark;
   bool quantized = true;                 // false: the backend takes no quantized types at all
   std::string whyNotQuantized;           // the sentence diagnostics give when quantized is false
   // The hardware column of the SoC table this backend runs on (Hardware.h): a SoC without a

@@ -2,9 +2,11 @@
 // annotated, and the per-port constraint variants. Every part keeps its SourceMark.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "qnnrules/model/AnnotationPattern.h"
@@ -69,6 +71,22 @@ struct PortConstraint {
   }
 };
 
+// What the backend's op does with a tensor that has a dimension of 0 (YAML `empty_tensors` on a
+// rule, or the manifest's default for every op rule): QNN has no empty tensors, and its ops differ
+// in where they say so (oracle: tests/conformance/explore/empty.json).
+enum class EmptyTensors : uint8_t {
+  kUnstated,       // nothing known: not checked
+  kAccepted,       // the op takes them (HTP Concat with an empty input)
+  kRefused,        // op validation refuses the node (HTP StridedSlice with an empty output): CPU
+  kFinalizeFails,  // op validation accepts it and graph composition fails: the whole graph fails
+};
+inline constexpr std::array<std::string_view, 3> kEmptyTensorsNames = {"accepted", "refused", "finalize_fails"};
+inline std::optional<EmptyTensors> parseEmptyTensors(std::string_view s) {
+  for (size_t i = 0; i < kEmptyTensorsNames.size(); ++i)
+    if (kEmptyTensorsNames[i] == s) return static_cast<EmptyTensors>(i + 1);
+  return std::nullopt;
+}
+
 struct Variant {
   std::string name;
   std::string description;               // optional; the sentence used for gate messages
@@ -101,6 +119,8 @@ struct Rule {
   // validation checks the rank before the datatypes ("has incorrect Rank 6").
   int maxRank = 0;
   SourceMark maxRankMark;                // where `max_rank` is written
+  EmptyTensors emptyTensors = EmptyTensors::kUnstated;  // YAML `empty_tensors`, else the manifest's
+  SourceMark emptyTensorsMark;
   SourceMark mark;                       // where it is written (for an inherited rule: the parent's file)
   std::string origin;                    // the rules directory it came from ("builtin" or a path)
 

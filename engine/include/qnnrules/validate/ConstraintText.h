@@ -29,6 +29,10 @@ std::string rankLimitSentence(const Rule& r, int limit = 0);
 // "[2, 3, 4]": a tensor shape as diagnostics print it.
 std::string shapeText(const std::vector<int64_t>& shape);
 
+// What the rule's op does with a tensor that has a dimension of 0 (Rule::emptyTensors), as the
+// sentence a diagnostic gives and the supported-ops page prints; empty when unstated.
+std::string emptyTensorSentence(const Rule& r);
+
 // Compact one-line summary of a port constraint, for listings and tables:
 // "SFIXED_POINT_8; SCALE_OFFSET or AXIS_SCALE_OFFSET; symmetric; axis 0".
 std::string constraintSummary(const Rule& r, const PortConstraint& c);
