@@ -14,7 +14,8 @@ Dimensions:
          encodings that tell the lowerings apart: 1-D against 2-D Conv/ConvTranspose with uint16
          and int16 weights (the EP converts uint16 weights of 2-D convolutions only), Einsum and
          MatMul with a constant 16-bit second input of rank 2 and 3 (FullyConnected or MatMul),
-         Expand with an output encoding of its own (the EP lowers Expand to a multiplication).
+         Expand with an output encoding of its own (the EP lowers Expand to a multiplication),
+         LayerNorm with its scale and bias quantized like activations (OLMo).
   empty  tensors with a dimension of 0: a Slice with an empty output, ops reading an empty input.
 Each case id is "<op>.r<rank>/<config>/<soc>". Deterministic: the same code writes the same cases.
 """
@@ -204,6 +205,19 @@ def forms_cases():
                        {"role": "act", "shape": [1, 4, 32, 16], "enc": b}],
                       [{"shape": [1, 4, 16, 16], "enc": E.U16}], ["bhij,bhjk->bhik", ["$0", "$1"]],
                       {"equation": "bhij,bhjk->bhik"})
+    # LayerNorm whose scale and bias are constants quantized like activations (OLMo's parameterless
+    # LayerNorm: torch.onnx writes ones and zeros, ORT quantizes them with the activation type): an
+    # unsigned bias of the activation width instead of int32, an unsigned weight with zero point 0.
+    ln = {"8a_u8bias": (E.U8, E.weight("uint8", zp=0), E.weight("uint8", zp=0)),
+          "8a_u8bias_zp128": (E.U8, E.weight("uint8", zp=128), E.weight("uint8", zp=128)),
+          "16a_u16bias": (E.U16, E.weight("uint16", zp=0), E.weight("uint16", zp=0)),
+          "16a8w_u16bias": (E.U16, E.weight("uint8", zp=0), E.weight("uint16", zp=0))}
+    for cfg, (ea, ew, eb) in ln.items():
+        yield C._case("layer_norm_actparams", "htp.layer_norm", "aten.layer_norm.default", "LayerNormalization",
+                      "LayerNorm", cfg,
+                      [{"role": "act", "shape": [1, 16, 32], "enc": ea}, {"role": "weight", "shape": [32], "enc": ew},
+                       {"role": "weight", "shape": [32], "enc": eb}],
+                      [{"shape": [1, 16, 32], "enc": ea}], ["$0", [32], "$1", "$2"], {"axis": -1})
     # Expand with the input's encoding, its own scale and zero point, another width.
     expand = {"8a_same": (E.U8, E.U8), "8a_own": (E.U8, E.act("uint8", 0.07, 120)),
               "16a_same": (E.U16, E.U16), "16a_own": (E.U16, E.act("uint16", 0.0007, 30000)),

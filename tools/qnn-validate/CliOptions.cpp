@@ -42,6 +42,25 @@ std::string lowerCase(std::string s) {
   return s;
 }
 
+// An enumerated option's check: the value, any case, is one of `names` (written back as listed);
+// otherwise "jsn is not one of {text, json, sarif, html}; did you mean 'json'?".
+CLI::Validator oneOf(std::vector<std::string> names) {
+  std::string list;
+  for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+  return CLI::Validator(
+      [names, list](std::string& value) -> std::string {
+        const std::string lower = lowerCase(value);
+        for (const std::string& n : names)
+          if (n == lower) {
+            value = n;
+            return {};
+          }
+        std::string hint = qnnrules::didYouMean(lower, names);
+        return value + " is not one of {" + list + "}" + (hint.empty() ? "" : "; " + hint);
+      },
+      "{" + list + "}");
+}
+
 // A usage error of a run asked for SARIF (`--format sarif` anywhere on the command line) still
 // prints a SARIF log, one that says the run did not happen, so CI never reads silence as clean.
 void usageErrorSarif(int argc, char** argv, const std::string& error) {
@@ -85,14 +104,14 @@ std::optional<int> parseCommandLine(int argc, char** argv, CliOptions& o) {
   app.add_option("--format", o.format,
                  "report format: text, json (docs/schemas/report.schema.json), sarif (SARIF 2.1.0); html for a "
                  "compatibility matrix")
-      ->transform(CLI::IsMember({"text", "json", "sarif", "html"}, CLI::ignore_case))
+      ->transform(oneOf({"text", "json", "sarif", "html"}))
       ->capture_default_str();
   app.add_option("--html", o.html, "also write a self-contained HTML report here (open it in any browser)");
   app.add_option("--baseline", o.baseline,
                  "an earlier report of qnn-validate (--format json or sarif): report and fail only on findings "
                  "not in it (a finding is its code, node, port and rule)");
   app.add_option("--color", o.color, "colour the text report: auto (when stdout is a terminal), always, never")
-      ->transform(CLI::IsMember({"auto", "always", "never"}, CLI::ignore_case))
+      ->transform(oneOf({"auto", "always", "never"}))
       ->capture_default_str();
   app.add_option("--rules", o.ruleDirs, "overlay rules directory (repeatable, one per --rules; after QNNRULES_PATH)")
       ->expected(1)
@@ -131,7 +150,7 @@ std::optional<int> parseCommandLine(int argc, char** argv, CliOptions& o) {
   app.add_flag("--time", o.time, "print the wall and CPU time of each phase (rule load, read, ..., report)");
   auto* logLevel =
       app.add_option("--log-level", o.logLevel, "trace, debug, info, warn, error, off (default: $SPDLOG_LEVEL, else warn)")
-          ->transform(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}, CLI::ignore_case))
+          ->transform(oneOf({"trace", "debug", "info", "warn", "error", "off"}))
           ->capture_default_str();
   try {
     app.parse(argc, argv);

@@ -216,7 +216,8 @@ MODELS = {
 
 
 def all_models():
-    """The whole suite: the first fifteen, then the architectures zoo_wide.py adds (issue 32), in a
+    """The whole suite: the first fifteen, then the architectures zoo_wide.py and zoo_more.py add (issue 32), in a
     fixed order (a model's calibration seed is its index)."""
+    from .zoo_more import MODELS as more
     from .zoo_wide import MODELS as wide
-    return {**MODELS, **wide}
+    return {**MODELS, **wide, **more}

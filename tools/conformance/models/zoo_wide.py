@@ -256,13 +256,17 @@ def convnext_hf():
     return _Hidden(ConvNextModel(c), keys=("pixel_values",))
 
 
+def _speech(**k):
+    """A wav2vec2-style speech encoder's reduced config (the audio models share it)."""
+    return dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128,
+                conv_dim=(32, 32, 32), conv_stride=(5, 2, 2), conv_kernel=(10, 3, 3),
+                num_conv_pos_embeddings=16, num_conv_pos_embedding_groups=4, **k)
+
+
 def wav2vec2():
     # A Conv1d feature extractor on raw audio, GroupNorm, a grouped positional Conv1d.
     from transformers import Wav2Vec2Config, Wav2Vec2Model
-    c = Wav2Vec2Config(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128,
-                       conv_dim=(32, 32, 32), conv_stride=(5, 2, 2), conv_kernel=(10, 3, 3),
-                       num_conv_pos_embeddings=16, num_conv_pos_embedding_groups=4, attn_implementation="eager")
-    return _Hidden(Wav2Vec2Model(c), keys=("input_values",))
+    return _Hidden(Wav2Vec2Model(Wav2Vec2Config(**_speech(attn_implementation="eager"))), keys=("input_values",))
 
 
 def whisper_encoder():
