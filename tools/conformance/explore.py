@@ -16,7 +16,9 @@ Dimensions:
          MatMul with a constant 16-bit second input of rank 2 and 3 (FullyConnected or MatMul),
          Expand with an output encoding of its own (the EP lowers Expand to a multiplication),
          LayerNorm with its scale and bias quantized like activations (OLMo).
-  empty  tensors with a dimension of 0: a Slice with an empty output, ops reading an empty input.
+  empty  tensors with a dimension of 0: a Slice with an empty output, ops reading an empty input
+         (element-wise, Transpose, Softmax, ReduceMean, MatMul with an empty inner
+         dimension, Concat).
 Each case id is "<op>.r<rank>/<config>/<soc>". Deterministic: the same code writes the same cases.
 """
 import argparse
@@ -251,6 +253,19 @@ def empty_cases():
         yield C._case("add_empty", "htp.add", "aten.add.Tensor", "Add", "ElementWiseAdd", cfg,
                       [{"role": "act", "shape": empty, "enc": enc}, {"role": "act", "shape": empty, "enc": enc}],
                       [{"shape": empty, "enc": out}], ["$0", "$1"])
+        # More op families reading an empty tensor: a softmax and a reduction over the other axes,
+        # a matmul whose inner dimension is 0 (its output is not empty; the backend crashes the
+        # process with SIGFPE). No Reshape: ONNX reads a 0 in its shape as "copy this dimension".
+        yield C._case("softmax_empty", "htp.softmax", "aten.softmax.int", "Softmax", "Softmax", cfg,
+                      [{"role": "act", "shape": empty, "enc": enc}],
+                      [{"shape": empty, "enc": enc if E.is_float(enc) else E.act(enc["q"], 1 / 256 if enc["q"] == "uint8" else 1 / 65536, 0)}],
+                      ["$0", 2], {"axis": 2})
+        yield C._case("mean_empty", "htp.mean", "aten.mean.dim", "ReduceMean", "ReduceMean", cfg,
+                      [{"role": "act", "shape": empty, "enc": enc}], [{"shape": [1, 4, 1, 0], "enc": out}],
+                      ["$0", [2], True], {"keepdims": 1, "axes": [2]})
+        yield C._case("matmul_empty_k", "htp.matmul", "aten.matmul.default", "MatMul", "MatMul", cfg,
+                      [{"role": "act", "shape": empty, "enc": enc}, {"role": "act", "shape": [1, 4, 0, 16], "enc": enc}],
+                      [{"shape": full, "enc": out}], ["$0", "$1"])
         yield C._case("cat_empty", "htp.cat", "aten.cat.default", "Concat", "Concat", cfg,
                       [{"role": "act", "shape": full, "enc": enc}, {"role": "act", "shape": empty, "enc": enc}],
                       [{"shape": full, "enc": enc}], [["$0", "$1"], -1], {"axis": -1})

@@ -31,7 +31,15 @@ def _run_session(cases, soc_id):
         p = subprocess.run([sys.executable, "-m", "conformance.worker", path, str(soc_id)],
                            capture_output=True, text=True, env=env, timeout=900)
     out = p.stdout.strip().splitlines()
-    result = json.loads(out[-1]) if out else {"error": f"worker exited {p.returncode}", "assigned": {}}
+    try:
+        result = json.loads(out[-1]) if out else None
+    except ValueError:
+        result = None
+    if not isinstance(result, dict):
+        # The worker died before writing its result (the backend crashed the process): a session
+        # that does not come up, like any other session failure.
+        last = (p.stderr.strip().splitlines() or out or [""])[-1][:200]
+        result = {"error": f"worker exited {p.returncode}: {last}", "assigned": {}}
     nodes, finalize = logparse.parse(p.stderr)
     return result, nodes, finalize
 
