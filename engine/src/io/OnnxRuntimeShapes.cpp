@@ -135,7 +135,7 @@ class Analysis {
     const unsigned data = shapeDataInputs(n);
     for (int i = 0; i < n.input_size(); ++i) {
       if (runtimeShaped(n.input(i))) return true;
-      if ((data & bit(i)) && !constant(n.input(i))) return true;
+      if (i < 32 && (data & bit(i)) && !constant(n.input(i))) return true;
     }
     return false;
   }
