@@ -5,6 +5,7 @@
 
 #include "TestUtil.h"
 #include "qnnrules/io/GraphReader.h"
+#include "qnnrules/io/GraphWriter.h"
 
 namespace qnnrules {
 namespace {
@@ -81,6 +82,29 @@ INSTANTIATE_TEST_SUITE_P(Both, GraphReaderParsers, ::testing::Values(JsonParser:
                          [](const ::testing::TestParamInfo<JsonParser>& p) {
                            return std::string(p.param == JsonParser::kSimdjson ? "simdjson" : "nlohmann");
                          });
+
+// `runtime_shape` (a shape known only at run time) is read with both parsers and written back only
+// when set; it must be a boolean.
+TEST_P(GraphReaderParsers, RuntimeShapeIsReadAndWrittenBack) {
+  const std::string text = graph(
+      R"({"name": "x", "kind": "input", "outputs": [{"dtype": "float32", "shape": [1, -1], "runtime_shape": true}]},
+         {"name": "y", "kind": "input", "outputs": [{"dtype": "float32", "shape": [1, 4]}]})");
+  GraphReadResult r = read(text, GetParam());
+  ASSERT_TRUE(r.ok()) << errorsText(r);
+  EXPECT_TRUE(r.graph.node(0).outputs[0].runtimeShape);
+  EXPECT_FALSE(r.graph.node(1).outputs[0].runtimeShape);
+  const std::string written = writeGraphText(r.graph);
+  EXPECT_EQ(written.find("\"runtime_shape\": true"), written.rfind("\"runtime_shape\": true")) << written;
+  EXPECT_NE(written.find("\"runtime_shape\": true"), std::string::npos) << written;
+  GraphReadResult again = read(written, GetParam());
+  ASSERT_TRUE(again.ok()) << errorsText(again);
+  EXPECT_TRUE(again.graph.node(0).outputs[0].runtimeShape);
+
+  GraphReadResult bad = read(graph(R"({"name": "x", "kind": "input", "outputs": [{"dtype": "float32",
+                                       "shape": [1], "runtime_shape": "yes"}]})"), GetParam());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(errorsText(bad).find("/nodes/0/outputs/0/runtime_shape"), std::string::npos) << errorsText(bad);
+}
 
 TEST(GraphReader, TargetsAreInternedOncePerDistinctString) {
   GraphReadResult r = read(graph(std::string(kInput) + R"(,
