@@ -18,18 +18,24 @@ namespace {
 
 const std::string kModels = std::string(QNNRULES_SOURCE_DIR) + "/tests/conformance/models/onnx/";
 
-RunReport runModel(const std::string& file, const std::string& soc, const std::vector<std::filesystem::path>& overlays = {}) {
+// The checkout's rules (no environment), on `soc`.
+EngineOptions sourceRules(const std::string& soc) {
   EngineOptions o;
   o.soc = soc;
   o.useEnvironment = false;
   o.builtinRulesDir = std::string(QNNRULES_SOURCE_DIR) + "/rules";
-  o.ruleDirs = overlays;
-  Engine e(o);
+  return o;
+}
+
+RunReport runFile(const std::string& path, const std::string& soc) {
+  Engine e(sourceRules(soc));
   EXPECT_TRUE(e.ok()) << e.status().message();
   RunOptions ro;
-  ro.graphPath = kModels + file;
+  ro.graphPath = path;
   return e.run(ro);
 }
+
+RunReport runModel(const std::string& file, const std::string& soc) { return runFile(kModels + file, soc); }
 
 std::vector<const Diagnostic*> withCode(const RunReport& r, DiagCode code) {
   std::vector<const Diagnostic*> out;
@@ -65,11 +71,7 @@ TEST(RankLimits, MaxVitsFusedWindowPartitionPassesAndItsUnfusedTransposeIsRefuse
 
 // Rank limits as data: a rule's own, a variant's own and the manifest's default, in an overlay.
 TEST(RankLimits, RuleVariantAndManifestLimitsAreRead) {
-  EngineOptions o;
-  o.soc = "SM8650";
-  o.useEnvironment = false;
-  o.builtinRulesDir = std::string(QNNRULES_SOURCE_DIR) + "/rules";
-  Engine e(o);
+  Engine e(sourceRules("SM8650"));
   ASSERT_TRUE(e.ok()) << e.status().message();
   const Rule* tanh = e.rules().findById("htp.tanh");
   const Rule* cumsum = e.rules().findById("htp.cumsum");
@@ -167,15 +169,7 @@ std::string emptyGraph(const std::string& op, const std::string& target, const s
 RunReport runText(const std::string& text) {
   std::filesystem::path file = std::filesystem::temp_directory_path() / "qnnrules_empty_tensor_test.json";
   std::ofstream(file) << text;
-  EngineOptions o;
-  o.soc = "SM8650";
-  o.useEnvironment = false;
-  o.builtinRulesDir = std::string(QNNRULES_SOURCE_DIR) + "/rules";
-  Engine e(o);
-  EXPECT_TRUE(e.ok()) << e.status().message();
-  RunOptions ro;
-  ro.graphPath = file.string();
-  RunReport r = e.run(ro);
+  RunReport r = runFile(file.string(), "SM8650");
   std::filesystem::remove(file);
   return r;
 }

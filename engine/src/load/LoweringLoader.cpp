@@ -46,37 +46,10 @@ class LoweringLoader : public StrictYamlReader {
     }
     if (const Entry* e = top.get("default_for")) readSources(e->value, p);
     if (const Entry* e = top.get("session_failure")) readSessionFailure(*e, p);
-    if (const Entry* e = top.get("noop_conversions")) {
-      if (auto s = str(e->value, "'noop_conversions'")) {
-        if (*s == "merge_encodings" || *s == "keep_encodings") {
-          p.mergeEncodingsAcrossNoOps = *s == "merge_encodings";
-        } else {
-          error(DiagCode::kInvalidValue, mark(e->value), "'noop_conversions' must be merge_encodings or keep_encodings",
-                "merge_encodings or keep_encodings", *s);
-        }
-      }
-    }
-    if (const Entry* e = top.get("ungrouped_qdq_nodes")) {
-      if (auto s = str(e->value, "'ungrouped_qdq_nodes'")) {
-        if (*s == "float" || *s == "as_read") {
-          p.floatUngroupedQdq = *s == "float";
-        } else {
-          error(DiagCode::kInvalidValue, mark(e->value), "'ungrouped_qdq_nodes' must be float or as_read", "float or as_read",
-                *s);
-        }
-      }
-    }
+    readChoice(top, "noop_conversions", "merge_encodings", "keep_encodings", p.mergeEncodingsAcrossNoOps);
+    readChoice(top, "ungrouped_qdq_nodes", "float", "as_read", p.floatUngroupedQdq);
     if (const Entry* e = top.get("dynamic_shapes")) readDynamicShapes(*e, p);
-    if (const Entry* e = top.get("rank6_reshape_transpose")) {
-      if (auto s = str(e->value, "'rank6_reshape_transpose'")) {
-        if (*s == "fuse" || *s == "as_read") {
-          p.fuseRank6ReshapeTranspose = *s == "fuse";
-        } else {
-          error(DiagCode::kInvalidValue, mark(e->value), "'rank6_reshape_transpose' must be fuse or as_read",
-                "fuse or as_read", clip(*s));
-        }
-      }
-    }
+    readChoice(top, "rank6_reshape_transpose", "fuse", "as_read", p.fuseRank6ReshapeTranspose);
     if (const Entry* e = top.get("rewrites")) {
       if (!e->value.IsSequence()) {
         error(DiagCode::kWrongType, mark(e->value), "'rewrites' must be a list of rewrites", "a list",
@@ -123,6 +96,21 @@ class LoweringLoader : public StrictYamlReader {
       if (auto s = str(x->value, "'message' of 'session_failure'")) p.sessionFailureMessage = *s;
     } else {
       missing(e.value, m, "'session_failure'", "message");
+    }
+  }
+
+  // A key with two values: `out` is whether it says `yes`; any other value is an error.
+  void readChoice(const Map& top, std::string_view key, std::string_view yes, std::string_view no, bool& out) {
+    const Entry* e = top.get(key);
+    if (!e) return;
+    const std::string quoted = "'" + std::string(key) + "'";
+    if (auto s = str(e->value, quoted)) {
+      if (*s == yes || *s == no) {
+        out = *s == yes;
+      } else {
+        const std::string both = std::string(yes) + " or " + std::string(no);
+        error(DiagCode::kInvalidValue, mark(e->value), quoted + " must be " + both, both, clip(*s));
+      }
     }
   }
 
