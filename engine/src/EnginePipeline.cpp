@@ -212,12 +212,17 @@ void Engine::runPasses(RunReport& r, WorkingGraph& g, const RunOptions& options)
   // built once (facts/GraphFacts.h), so the passes agree on it.
   std::optional<GraphFacts> facts;
   PruneResult pruned;
+  std::vector<uint8_t> rankChains;  // passes/RankFusion.h, per node
   {
     PhaseTimer timer(r.times, Phase::kValidate);
     facts.emplace(graph, *rules_);
     pruned = pruneGraph(graph, facts->users());
     ValidateOptions vo = options_.validate;
-    if (lowering && lowering->path->fuseRank6ReshapeTranspose) vo.rankExempt = rank6ReshapeTransposeChains(*facts);
+    if (lowering && lowering->path->fuseRank6ReshapeTranspose) {
+      rankChains = rank6ReshapeTransposeChains(*facts);
+      vo.rankExempt.reserve(rankChains.size());
+      for (uint8_t c : rankChains) vo.rankExempt.push_back(c == kRankChainFused ? 1 : 0);
+    }
     r.validation = check(*facts, soc_, std::move(vo), pruned);
     if (lowering) {
       DiagnosticList shapes = checkDynamicShapes(*facts, pruned, *lowering->path);
@@ -233,6 +238,7 @@ void Engine::runPasses(RunReport& r, WorkingGraph& g, const RunOptions& options)
     po.pruned = &pruned;
     po.facts = &*facts;
     po.lowering = lowering;
+    po.rankChains = &rankChains;
     // Partitioning reads the rules' diagnostics before the mode is applied.
     r.delegation = partitionGraph(graph, *rules_, soc_, r.validation, po);
   }

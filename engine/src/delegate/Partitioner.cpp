@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "qnnrules/graph/UserIndex.h"
+#include "qnnrules/passes/RankFusion.h"
 
 namespace qnnrules {
 namespace {
@@ -182,6 +183,7 @@ class Partitioner {
   // The variant whose arch gate `err` reports when QNN applies it at graph finalize, or nullptr.
   static const Variant* finalizeGate(const Rule& rule, const Diagnostic* err);
   void noteFinalizeFailure(uint32_t node, const Rule& rule, const SourceMark& mark, const Diagnostic& err);
+  bool chainCompositionFails(uint32_t node) const;
 
   const Graph& g_;
   const RuleSet& rules_;
@@ -285,6 +287,11 @@ void Partitioner::classify() {
       // Op validation accepts an empty tensor here; composing the graph then fails.
       nd.placement = Placement::kDelegated;
       noteFinalizeFailure(i, *rule, rule->emptyTensorsMark, *err);
+    } else if (err && err->code == DiagCode::kRank && chainCompositionFails(i)) {
+      // The rank-6 chain's first nodes pass op validation against the rank-5 tensors the EP's
+      // refused fusion left behind; composing them at rank 6 fails (passes/RankFusion.h).
+      nd.placement = Placement::kDelegated;
+      noteFinalizeFailure(i, *rule, rule->maxRankMark, *err);
     } else if (const Variant* v = finalizeGate(*rule, err)) {
       // QNN's op validation accepts the node, so every lowering path delegates it; graph
       // finalize then refuses it and the whole graph does not compile.
@@ -303,6 +310,11 @@ void Partitioner::classify() {
     if (nd.placement == Placement::kCpu && rule && (nd.reason == FallbackReason::kConstraint || nd.reason == FallbackReason::kArchGate))
       noteSessionFailure(i, *rule);
   }
+}
+
+bool Partitioner::chainCompositionFails(uint32_t node) const {
+  const std::vector<uint8_t>* chains = options_.rankChains;
+  return chains && node < chains->size() && (*chains)[node] == kRankChainCompositionFails;
 }
 
 const Variant* Partitioner::finalizeGate(const Rule& rule, const Diagnostic* err) {

@@ -46,6 +46,8 @@ std::vector<uint8_t> rank6ReshapeTransposeChains(const GraphFacts& facts) {
     const uint32_t r1 = tn.args[0].tensor.node;
     const Node& r1n = g.node(r1);
     if (r1n.kind != NodeKind::kCall || r1n.targetId == Node::kNoTarget || !isReshape(g.target(r1n))) continue;
+    // Each intermediate tensor has one user and is no graph output (GetChildNodeUnit).
+    if (facts.users().users(r1).size() != 1) continue;
     const auto users = facts.users().users(t);
     if (users.size() != 1) continue;
     const uint32_t r2 = users[0];
@@ -60,19 +62,20 @@ std::vector<uint8_t> rank6ReshapeTransposeChains(const GraphFacts& facts) {
     if (!unitInPlace) continue;
     // The EP claims the nodes of a chain in graph order: a Reshape that ends one chain does not
     // start another (MaxViT's departition Reshape that is also the next grid partition's).
-    if (!claimed.empty() && claimed[r1]) continue;
+    if (!claimed.empty() && (claimed[r1] || claimed[t] || claimed[r2])) continue;
     if (out.empty()) {
-      out.assign(g.nodes().size(), 0);
+      out.assign(g.nodes().size(), kRankChainNone);
       claimed.assign(g.nodes().size(), 0);
     }
     claimed[r1] = claimed[t] = claimed[r2] = 1;
-    // The chain's ends keep their other tensor: a first Reshape from rank 6, or a second one to
-    // rank 6, is still refused (maxvit/8a8w/SM8650: departition_op/Reshape_1_new_reshape).
     const std::vector<int64_t>* t0 = inputShape(g, r1n);
     const std::vector<int64_t>* t3 = outputShape(g, r2);
-    out[t] = 1;
-    out[r1] = t0 && t0->size() <= 5 ? 1 : 0;
-    out[r2] = t3 && t3->size() <= 5 ? 1 : 0;
+    if (!t0 || t0->size() > 5) continue;  // refused at the first node: each node is judged alone
+    if (t3 && t3->size() <= 5) {
+      out[r1] = out[t] = out[r2] = kRankChainFused;
+    } else {
+      out[r1] = out[t] = kRankChainCompositionFails;  // the last Reshape keeps its rank-6 refusal
+    }
   }
   return out;
 }

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "qnnrules/model/DelegationPolicy.h"
 #include "qnnrules/delegate/DelegationReport.h"
@@ -37,6 +38,10 @@ struct PartitionOptions {
   // The lowering path: which refused nodes fail the whole session instead of falling back.
   // Null: every refused node falls back to CPU.
   const BoundLowering* lowering = nullptr;
+  // Per node, what the lowering path's rank-6 Reshape/Transpose chains make of it
+  // (passes/RankFusion.h): a node whose chain fails composition is delegated and fails the session.
+  // Null or empty: no chains.
+  const std::vector<uint8_t>* rankChains = nullptr;
 };
 
 // `validation` must be validateGraph's result for this graph and rule set before applyMode,

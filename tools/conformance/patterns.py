@@ -1,0 +1,116 @@
+"""Graph patterns (issue 32): small multi-node ONNX graphs that isolate one mechanism the model zoo
+showed, each with its neighbours in the same family, so a rule is bounded by cases that differ in
+one thing only (the form that fuses, the form that does not, the end that breaks the fusion).
+
+  .venv/bin/python -m conformance.patterns [--only NAME,...]
+(with tools/ on PYTHONPATH) writes tests/conformance/patterns/onnx/<pattern>.<config>.onnx, quantized
+with ONNX Runtime's QNN workflow (models.build.quantize); then
+  .venv/bin/python -m conformance.models.run --onnx tests/conformance/patterns/onnx \\
+      --out tests/conformance/patterns/verdicts.json --socs SM8350,SM8650,SM8850
+records the real backend's verdicts, and models/compare.py (--data/--onnx/--expected) compares
+qnn-validate with them in the fast CTest conformance_patterns. Seeded: the same versions write the
+same bytes.
+"""
+import argparse
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+OUT = os.path.join(ROOT, "tests", "conformance", "patterns", "onnx")
+CONFIGS = ("8a8w", "16a16w")
+
+
+def _graph(name, nodes, inputs, inits):
+    import onnx
+    from onnx import TensorProto, helper
+    g = helper.make_graph(nodes, name, [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in inputs],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    g.output[0].type.tensor_type.ClearField("shape")
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)], producer_name="qnnrules-patterns")
+    m.ir_version = 8
+    m = onnx.shape_inference.infer_shapes(m, strict_mode=True)
+    onnx.checker.check_model(m, full_check=True)
+    return m
+
+
+def _ints(name, values):
+    from onnx import TensorProto, helper
+    return helper.make_tensor(name, TensorProto.INT64, [len(values)], values)
+
+
+def _scalar(name, value):
+    from onnx import TensorProto, helper
+    return helper.make_tensor(name, TensorProto.FLOAT, [], [value])
+
+
+def reshape_transpose_reshape(in_shape, mid, perm, out_shape, tail="Sigmoid"):
+    """x -> Mul -> Reshape(mid) -> Transpose(perm) -> Reshape(out_shape) -> tail: window attention's
+    (de)partition as exporters write it, between two compute ops so ORT's quantizer quantizes the
+    chain (it leaves data movement between float tensors float). ORT's QNN EP lowers the chain at
+    rank 5 when its rank-6 middle tensors keep a unit dimension in place (Rank6ToRank5Fusion)."""
+    from onnx import helper
+    nodes = [helper.make_node("Mul", ["x0", "k"], ["x"], name="head"),
+             helper.make_node("Reshape", ["x", "s1"], ["a"], name="reshape_in"),
+             helper.make_node("Transpose", ["a"], ["b"], perm=perm, name="transpose"),
+             helper.make_node("Reshape", ["b", "s2"], ["c" if tail else "y"], name="reshape_out")]
+    if tail:
+        nodes.append(helper.make_node(tail, ["c"], ["y"], name="tail"))
+    return nodes, [("x0", in_shape)], [_scalar("k", 0.5), _ints("s1", mid), _ints("s2", out_shape)]
+
+
+# name: builder of (nodes, inputs, initializers). Each family names what it varies.
+PATTERNS = {
+    # Rank-6 Reshape -> Transpose -> Reshape (MaxViT, Swin): both ends at rank <= 5, so the EP
+    # builds the chain at rank 5 and QNN runs it.
+    "rank6_chain_fused": lambda: reshape_transpose_reshape([1, 32, 8, 8], [1, 32, 2, 4, 2, 4], [0, 2, 4, 3, 5, 1],
+                                                           [1, 4, 16, 32]),
+    # The same chain whose last Reshape writes the graph output: its output Q/DQ pair ends the graph
+    # and the EP builds the last Reshape with a float output, which QNN refuses at rank 6 (the
+    # fused group fails validation).
+    "rank6_chain_graph_output": lambda: reshape_transpose_reshape([1, 32, 8, 8], [1, 32, 2, 4, 2, 4], [0, 2, 4, 3, 5, 1],
+                                                                  [1, 4, 16, 32], tail=None),
+    # The last Reshape goes to rank 6 (MaxViT's departition Reshape that is also the next grid
+    # partition's): the chain's first two nodes pass op validation, the last is refused, and
+    # graph finalize cannot create the first Reshape.
+    "rank6_chain_out_rank6": lambda: reshape_transpose_reshape([1, 32, 8, 8], [1, 32, 2, 4, 2, 4], [0, 2, 4, 3, 5, 1],
+                                                               [1, 32, 4, 2, 4, 2]),
+    # The first Reshape reads rank 6: the whole chain is refused, node by node.
+    "rank6_chain_in_rank6": lambda: reshape_transpose_reshape([1, 32, 2, 4, 2, 4], [1, 32, 4, 2, 4, 2],
+                                                              [0, 2, 4, 3, 5, 1], [1, 16, 4, 32]),
+    # No unit dimension kept in place (batch 2): no fusion, every rank-6 node is refused.
+    "rank6_chain_batch2": lambda: reshape_transpose_reshape([2, 32, 8, 8], [2, 32, 2, 4, 2, 4], [0, 2, 4, 3, 5, 1],
+                                                            [2, 4, 16, 32]),
+    # The unit dimension moves (perm[0] != 0): no fusion.
+    "rank6_chain_unit_moves": lambda: reshape_transpose_reshape([1, 32, 8, 8], [1, 32, 2, 4, 2, 4], [1, 0, 2, 4, 3, 5],
+                                                                [32, 1, 8, 8]),
+}
+
+
+def build(name, out_dir=OUT):
+    import onnx
+    from .models.build import quantize
+    nodes, inputs, inits = PATTERNS[name]()
+    model = _graph(name, nodes, inputs, inits)
+    os.makedirs(out_dir, exist_ok=True)
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        fp = os.path.join(tmp, name + ".onnx")
+        onnx.save(model, fp)
+        for config in CONFIGS:
+            quantize(fp, os.path.join(out_dir, f"{name}.{config}.onnx"), config, seed=0)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", default=None, help="comma-separated pattern names")
+    a = ap.parse_args(argv)
+    names = a.only.split(",") if a.only else sorted(PATTERNS)
+    for name in names:
+        if name not in PATTERNS:
+            sys.exit(f"unknown pattern {name!r}; known: {', '.join(sorted(PATTERNS))}")
+        build(name)
+        print(f"built {name}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
