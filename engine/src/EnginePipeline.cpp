@@ -174,12 +174,14 @@ void Engine::runPasses(RunReport& r, WorkingGraph& g, const RunOptions& options)
     r.loweringDefaulted = options_.lowering.empty();
   }
   InputKind inputKind = InputKind::kTorch;  // whose remedies the hints name (report/Remedies.h)
+  std::vector<std::string> nonFiniteScaleProducers;  // QdqFoldResult::nonFiniteScaleProducers
   {
     PhaseTimer timer(r.times, Phase::kFold);
     if (isQdqGraph(g.get())) {
       QdqFoldResult folded = foldQdq(g.get());
       if (!folded.status.isOk()) return stop(r, RunStage::kGraph, folded.status, std::move(folded.diagnostics));
       r.qdqNodesFolded = folded.quantizeNodes + folded.dequantizeNodes;
+      nonFiniteScaleProducers = std::move(folded.nonFiniteScaleProducers);
       before = std::move(folded.diagnostics);
       g.replace(std::move(folded.graph));
     }
@@ -216,7 +218,7 @@ void Engine::runPasses(RunReport& r, WorkingGraph& g, const RunOptions& options)
   {
     PhaseTimer timer(r.times, Phase::kValidate);
     facts.emplace(graph, *rules_);
-    pruned = pruneGraph(graph, facts->users());
+    pruned = pruneGraph(graph, facts->users(), lowering && lowering->path->computesQuantizedConstants);
     ValidateOptions vo = options_.validate;
     if (lowering && lowering->path->fuseRank6ReshapeTranspose) {
       rankChains = rank6ReshapeTransposeChains(*facts);
@@ -239,6 +241,10 @@ void Engine::runPasses(RunReport& r, WorkingGraph& g, const RunOptions& options)
     po.facts = &*facts;
     po.lowering = lowering;
     po.rankChains = &rankChains;
+    std::vector<uint32_t> nonFinite;
+    for (const std::string& name : nonFiniteScaleProducers)
+      if (std::optional<uint32_t> i = graph.findNode(name)) nonFinite.push_back(*i);
+    po.nonFiniteScaleNodes = &nonFinite;
     // Partitioning reads the rules' diagnostics before the mode is applied.
     r.delegation = partitionGraph(graph, *rules_, soc_, r.validation, po);
   }

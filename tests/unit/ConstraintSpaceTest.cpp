@@ -2,7 +2,9 @@
 // (tests/conformance/models/verdicts.json) and on the rule and lowering keys that state it:
 // rank limits (rule, variant, manifest), ORT's rank-6 Reshape/Transpose fusion, the uint16 weight
 // conversion ORT does for 2-D convolutions only, Expand lowered to a multiplication, and the
-// dynamic-shape refusal of a lowering path.
+// dynamic-shape refusal of a lowering path; and on the graph patterns that isolate them
+// (tests/conformance/patterns/): rank-6 chains whose end breaks the fusion, nodes of quantized
+// constants ORT does not fold, and tensors computed with a non-finite scale.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -17,6 +19,7 @@ namespace qnnrules {
 namespace {
 
 const std::string kModels = std::string(QNNRULES_SOURCE_DIR) + "/tests/conformance/models/onnx/";
+const std::string kPatterns = std::string(QNNRULES_SOURCE_DIR) + "/tests/conformance/patterns/onnx/";
 
 // The checkout's rules (no environment), on `soc`.
 EngineOptions sourceRules(const std::string& soc) {
@@ -198,6 +201,7 @@ TEST(LoweringKeys, NewKeysAreReadAndTyposAreErrors) {
       "version: 1\nlowering: toy\ndescription: a toy path\n"
       "dynamic_shapes: {nodes: cpu, message: static only}\n"
       "rank6_reshape_transpose: fuse\n"
+      "quantized_constants: computed\n"
       "rewrites:\n"
       "  - id: e\n    rules: [htp.repeat]\n    targets: [aten.expand.default]\n"
       "    port: output\n    set: {encoding_of: input}\n    says: own\n";
@@ -207,6 +211,7 @@ TEST(LoweringKeys, NewKeysAreReadAndTyposAreErrors) {
   EXPECT_EQ(p->dynamicShapesMessage, "static only");
   EXPECT_EQ(p->dynamicShapesMark.toString(), "toy.yaml:4:1");
   EXPECT_TRUE(p->fuseRank6ReshapeTranspose);
+  EXPECT_TRUE(p->computesQuantizedConstants);
   ASSERT_EQ(p->rewrites.size(), 1u);
   EXPECT_EQ(p->rewrites[0].targets, std::vector<std::string>{"aten.expand.default"});
   EXPECT_EQ(p->rewrites[0].setEncodingOf, "input");
@@ -221,6 +226,47 @@ TEST(LoweringKeys, NewKeysAreReadAndTyposAreErrors) {
                                 "t.yaml", bad2));
   ASSERT_EQ(bad2.size(), 1u);
   EXPECT_EQ(bad2[0].message, "'nodes' of 'dynamic_shapes' must be cpu");
+}
+
+
+// A rank-6 chain whose last Reshape writes rank 6: the first Reshape and the Transpose pass op
+// validation and fail composition (the whole session), the last is refused (pattern
+// rank6_chain_out_rank6, every SoC); a chain whose first Reshape reads rank 6 is refused node by
+// node, and the graph falls back (rank6_chain_in_rank6).
+TEST(RankFusion, ABrokenChainFailsTheSessionOnlyFromItsLastEnd) {
+  RunReport out = runFile(kPatterns + "rank6_chain_out_rank6.8a8w.onnx", "SM8650");
+  ASSERT_TRUE(out.ok());
+  ASSERT_TRUE(out.delegation.sessionFailure);
+  EXPECT_EQ(out.graph->node(out.delegation.sessionFailure->node).name, "reshape_in");
+  EXPECT_NE(out.delegation.sessionFailure->message.find("graph finalize then refuses it"), std::string::npos);
+  RunReport in = runFile(kPatterns + "rank6_chain_in_rank6.8a8w.onnx", "SM8650");
+  ASSERT_TRUE(in.ok());
+  EXPECT_FALSE(in.delegation.sessionFailure);
+  std::vector<std::string> refused;
+  for (const Diagnostic* d : withCode(in, DiagCode::kRank)) refused.push_back(d->node);
+  EXPECT_EQ(refused, (std::vector<std::string>{"head", "reshape_in", "transpose", "reshape_out"}));
+}
+
+// ORT does not fold a node reading a quantized constant: T5's relative-position Log reaches QNN,
+// and with the infinite scale calibration gave it (Log of 0) composition fails on every SoC
+// (pattern static_log_zero; the manifest's non_finite_scales). A Transpose of a quantized constant
+// folds (static_transpose): no node of constants is judged there.
+TEST(RuntimeValues, AComputedTensorWithAnInfiniteScaleFailsTheSession) {
+  for (const char* soc : {"SM8350", "SM8650", "SM8850"}) {
+    SCOPED_TRACE(soc);
+    RunReport r = runFile(kPatterns + "static_log_zero.8a8w.onnx", soc);
+    ASSERT_TRUE(r.ok());
+    ASSERT_TRUE(r.delegation.sessionFailure);
+    EXPECT_EQ(r.graph->node(r.delegation.sessionFailure->node).name, "log");
+    EXPECT_NE(r.delegation.sessionFailure->mark.toString().find("rules/htp/backend.yaml:"), std::string::npos);
+  }
+  RunReport finite = runFile(kPatterns + "static_log.8a8w.onnx", "SM8650");
+  ASSERT_TRUE(finite.ok());
+  EXPECT_FALSE(finite.delegation.sessionFailure);
+  const std::optional<uint32_t> log = finite.graph->findNode("log");
+  ASSERT_TRUE(log);
+  EXPECT_TRUE(finite.graph->node(*log).outputs[0].runtimeValue);
+  EXPECT_EQ(finite.delegation.nodes[*log].placement, Placement::kDelegated);
 }
 
 }  // namespace

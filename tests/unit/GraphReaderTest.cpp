@@ -83,27 +83,34 @@ INSTANTIATE_TEST_SUITE_P(Both, GraphReaderParsers, ::testing::Values(JsonParser:
                            return std::string(p.param == JsonParser::kSimdjson ? "simdjson" : "nlohmann");
                          });
 
-// `runtime_shape` (a shape known only at run time) is read with both parsers and written back only
-// when set; it must be a boolean.
-TEST_P(GraphReaderParsers, RuntimeShapeIsReadAndWrittenBack) {
-  const std::string text = graph(
-      R"({"name": "x", "kind": "input", "outputs": [{"dtype": "float32", "shape": [1, -1], "runtime_shape": true}]},
+// `runtime_shape` (a shape known only at run time) and `runtime_value` (a value of constants the
+// lowering path computes when the graph runs) are read with both parsers and written back only
+// when set; each must be a boolean.
+TEST_P(GraphReaderParsers, RuntimeFlagsAreReadAndWrittenBack) {
+  const std::pair<std::string, bool TensorMeta::*> flags[] = {{"runtime_shape", &TensorMeta::runtimeShape},
+                                                             {"runtime_value", &TensorMeta::runtimeValue}};
+  for (const auto& [key, flag] : flags) {
+    SCOPED_TRACE(key);
+    const std::string text = graph(R"({"name": "x", "kind": "input", "outputs": [{"dtype": "float32", "shape": [1, -1], ")" +
+                                   key + R"(": true}]},
          {"name": "y", "kind": "input", "outputs": [{"dtype": "float32", "shape": [1, 4]}]})");
-  GraphReadResult r = read(text, GetParam());
-  ASSERT_TRUE(r.ok()) << errorsText(r);
-  EXPECT_TRUE(r.graph.node(0).outputs[0].runtimeShape);
-  EXPECT_FALSE(r.graph.node(1).outputs[0].runtimeShape);
-  const std::string written = writeGraphText(r.graph);
-  EXPECT_EQ(written.find("\"runtime_shape\": true"), written.rfind("\"runtime_shape\": true")) << written;
-  EXPECT_NE(written.find("\"runtime_shape\": true"), std::string::npos) << written;
-  GraphReadResult again = read(written, GetParam());
-  ASSERT_TRUE(again.ok()) << errorsText(again);
-  EXPECT_TRUE(again.graph.node(0).outputs[0].runtimeShape);
+    GraphReadResult r = read(text, GetParam());
+    ASSERT_TRUE(r.ok()) << errorsText(r);
+    EXPECT_TRUE(r.graph.node(0).outputs[0].*flag);
+    EXPECT_FALSE(r.graph.node(1).outputs[0].*flag);
+    const std::string written = writeGraphText(r.graph);
+    const std::string set = "\"" + key + "\": true";
+    EXPECT_EQ(written.find(set), written.rfind(set)) << written;
+    EXPECT_NE(written.find(set), std::string::npos) << written;
+    GraphReadResult again = read(written, GetParam());
+    ASSERT_TRUE(again.ok()) << errorsText(again);
+    EXPECT_TRUE(again.graph.node(0).outputs[0].*flag);
 
-  GraphReadResult bad = read(graph(R"({"name": "x", "kind": "input", "outputs": [{"dtype": "float32",
-                                       "shape": [1], "runtime_shape": "yes"}]})"), GetParam());
-  ASSERT_FALSE(bad.ok());
-  EXPECT_NE(errorsText(bad).find("/nodes/0/outputs/0/runtime_shape"), std::string::npos) << errorsText(bad);
+    GraphReadResult bad = read(graph(R"({"name": "x", "kind": "input", "outputs": [{"dtype": "float32",
+                                         "shape": [1], ")" + key + R"(": "yes"}]})"), GetParam());
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(errorsText(bad).find("/nodes/0/outputs/0/" + key), std::string::npos) << errorsText(bad);
+  }
 }
 
 TEST(GraphReader, TargetsAreInternedOncePerDistinctString) {

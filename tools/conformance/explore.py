@@ -14,7 +14,8 @@ Dimensions:
          encodings that tell the lowerings apart: 1-D against 2-D Conv/ConvTranspose with uint16
          and int16 weights (the EP converts uint16 weights of 2-D convolutions only), Einsum and
          MatMul with a constant 16-bit second input of rank 2 and 3 (FullyConnected or MatMul),
-         Expand with an output encoding of its own (the EP lowers Expand to a multiplication),
+         Expand and Tile with an output encoding of their own (the EP lowers Expand to a
+         multiplication, Tile to QNN Tile),
          LayerNorm with its scale and bias quantized like activations (OLMo).
   empty  tensors with a dimension of 0: a Slice with an empty output, ops reading an empty input
          (element-wise, Transpose, Softmax, ReduceMean, MatMul with an empty inner
@@ -228,6 +229,12 @@ def forms_cases():
         yield C._case("expand", "htp.repeat", "aten.expand.default", "Expand", "ElementWiseMultiply", cfg,
                       [{"role": "act", "shape": [1, 8, 1, 8], "enc": ein}], [{"shape": [1, 8, 8, 8], "enc": eout}],
                       ["$0", [1, 8, 8, 8]], {"shape_input": [1, 8, 8, 8]})
+    # Tile (QNN Tile) with the same encodings: GPT-J's rotary tables tile with an output encoding
+    # of their own.
+    for cfg, (ein, eout) in expand.items():
+        yield C._case("tile", "htp.repeat", "aten.repeat.default", "Tile", "Tile", cfg,
+                      [{"role": "act", "shape": [1, 8, 1, 8], "enc": ein}], [{"shape": [1, 8, 8, 8], "enc": eout}],
+                      ["$0", [1, 1, 8, 1]], {"repeats_input": [1, 1, 8, 1]})
 
 
 def empty_cases():

@@ -190,6 +190,22 @@ def rule_table(path=SUPPORTED_OPS):
     return out
 
 
+EXPLORE_DIR = os.path.join(ROOT, "tests", "conformance", "explore")
+
+
+def explored_dimensions(explore_dir=EXPLORE_DIR):
+    """Per rule: {dimension: cases} of the constraint-space explorer's recorded cases
+    (tests/conformance/explore/<dimension>.json, tools/conformance/explore.py)."""
+    out = {}
+    for f in sorted(os.listdir(explore_dir)) if os.path.isdir(explore_dir) else []:
+        if not f.endswith(".json") or f.endswith("-exceptions.json"):
+            continue
+        for c in compare.load(os.path.join(explore_dir, f))["cases"]:
+            dims = out.setdefault(c["rule"], {})
+            dims[f[:-len(".json")]] = dims.get(f[:-len(".json")], 0) + 1
+    return out
+
+
 def render_coverage(data, rows, meta, table):
     """Which HTP rules the unit oracle measures: every rule with an ONNX form, its cases and
     agreement; and every rule without one, with the reason (htp-exceptions.json,
@@ -213,14 +229,18 @@ def render_coverage(data, rows, meta, table):
            f"{len(table)} HTP rules: {len(with_form)} have an ONNX form, {len(measured)} of them measured by the "
            f"oracle ({len(cases)} cases, agreement {agree}/{len(cases)} = {100.0 * agree / max(1, len(cases)):.2f}%, "
            "exceptions counted as disagreements).\n",
-           "| rule | ONNX ops | cases | configs | agreement |", "|---|---|---|---|---|"]
+           "The column *explored* names the constraint-space explorer's dimensions that vary the rule "
+           "(docs/conformance-explore.md: ranks 1..8, ONNX forms, empty tensors; cases per dimension).\n",
+           "| rule | ONNX ops | cases | configs | agreement | explored |", "|---|---|---|---|---|---|"]
+    explored = explored_dimensions()
     for rule, onnx in with_form:
         rs = by_rule.get(rule, [])
         configs = sorted({r["config"] for r in rs})
         a = sum(r["agree"] for r in rs)
         unmeasured = meta.get("not_measured", {}).get(rule)
         out.append(f"| {rule} | {onnx} | {len(rs) or ('none: ' + unmeasured if unmeasured else '**none**')} | "
-                   f"{', '.join(configs) if configs else '-'} | {f'{a}/{len(rs)}' if rs else '-'} |")
+                   f"{', '.join(configs) if configs else '-'} | {f'{a}/{len(rs)}' if rs else '-'} | "
+                   f"{', '.join(f'{d} ({n})' for d, n in sorted(explored.get(rule, {}).items())) or '-'} |")
     out += ["", "Rules without an ONNX form, and why (`without_onnx_form` in tests/conformance/htp-exceptions.json):\n",
             "| rule | why there is no ONNX form |", "|---|---|"]
     for rule in without:

@@ -58,6 +58,51 @@ def reshape_transpose_reshape(in_shape, mid, perm, out_shape, tail="Sigmoid"):
     return nodes, [("x0", in_shape)], [_scalar("k", 0.5), _ints("s1", mid), _ints("s2", out_shape)]
 
 
+def _const_node(name, array):
+    from onnx import helper, numpy_helper
+    return helper.make_node("Constant", [], [name], name=name + "_node", value=numpy_helper.from_array(array, name))
+
+
+def static_subgraph(kind):
+    """y = Add(x, f(constants)): a node whose inputs are all constants behind a DequantizeLinear.
+    ORT's constant folding leaves a DequantizeLinear alone unless the whole DQ -> X -> Q unit folds
+    (X with one input), so such a node reaches QNN and runs when the graph runs (GPT-2's position
+    embedding Gather, T5's relative-position buckets)."""
+    import numpy as np
+    from onnx import helper, numpy_helper
+    rng = np.random.default_rng(0)
+    x_shape = [8, 16]
+    inits, nodes = [], []
+    if kind == "gather":  # an embedding table initializer (a weight), constant indices
+        inits = [numpy_helper.from_array(rng.standard_normal((64, 16)).astype(np.float32), "table"),
+                 numpy_helper.from_array(np.arange(8, dtype=np.int64), "idx")]
+        nodes = [helper.make_node("Gather", ["table", "idx"], ["c"], name="static")]
+    elif kind == "add":  # two Constant nodes (quantized like activations)
+        nodes = [_const_node("k1", rng.standard_normal(x_shape).astype(np.float32)),
+                 _const_node("k2", rng.standard_normal(x_shape).astype(np.float32)),
+                 helper.make_node("Add", ["k1", "k2"], ["c"], name="static")]
+    elif kind == "transpose":  # DQ -> Transpose -> Q: the unit ORT folds
+        nodes = [_const_node("k1", rng.standard_normal(x_shape[::-1]).astype(np.float32)),
+                 helper.make_node("Transpose", ["k1"], ["c"], perm=[1, 0], name="static")]
+    elif kind == "reshape":  # DQ -> Reshape(shape) -> Q: two inputs, not folded
+        inits = [numpy_helper.from_array(np.array(x_shape, np.int64), "shape")]
+        nodes = [_const_node("k1", rng.standard_normal([128]).astype(np.float32)),
+                 helper.make_node("Reshape", ["k1", "shape"], ["c"], name="static")]
+    elif kind in ("log", "log_zero"):  # T5's buckets: Cast(int) / const -> Log -> / const
+        ints = np.arange(1, 129, dtype=np.int64).reshape(x_shape)
+        if kind == "log_zero":
+            ints[0, 0] = 0  # Log(0) = -inf: calibration gives the tensor an infinite scale
+        nodes = [_const_node("pos", ints),
+                 helper.make_node("Cast", ["pos"], ["posf"], to=1, name="cast"),
+                 _const_node("k1", np.array(8.0, np.float32)),
+                 helper.make_node("Div", ["posf", "k1"], ["d"], name="div"),
+                 helper.make_node("Log", ["d"], ["l"], name="log"),
+                 _const_node("k2", np.array(2.77, np.float32)),
+                 helper.make_node("Div", ["l", "k2"], ["c"], name="static")]
+    nodes.append(helper.make_node("Add", ["x", "c"], ["y"], name="add_input"))
+    return nodes, [("x", x_shape)], inits
+
+
 # name: builder of (nodes, inputs, initializers). Each family names what it varies.
 PATTERNS = {
     # Rank-6 Reshape -> Transpose -> Reshape (MaxViT, Swin): both ends at rank <= 5, so the EP
@@ -83,6 +128,13 @@ PATTERNS = {
     # The unit dimension moves (perm[0] != 0): no fusion.
     "rank6_chain_unit_moves": lambda: reshape_transpose_reshape([1, 32, 8, 8], [1, 32, 2, 4, 2, 4], [1, 0, 2, 4, 3, 5],
                                                                 [32, 1, 8, 8]),
+    # A node whose inputs are all constants behind a DequantizeLinear (static_subgraph).
+    "static_gather": lambda: static_subgraph("gather"),
+    "static_add": lambda: static_subgraph("add"),
+    "static_transpose": lambda: static_subgraph("transpose"),
+    "static_reshape": lambda: static_subgraph("reshape"),
+    "static_log": lambda: static_subgraph("log"),
+    "static_log_zero": lambda: static_subgraph("log_zero"),
 }
 
 

@@ -184,6 +184,7 @@ class Partitioner {
   static const Variant* finalizeGate(const Rule& rule, const Diagnostic* err);
   void noteFinalizeFailure(uint32_t node, const Rule& rule, const SourceMark& mark, const Diagnostic& err);
   bool chainCompositionFails(uint32_t node) const;
+  void noteNonFiniteScales();
 
   const Graph& g_;
   const RuleSet& rules_;
@@ -309,6 +310,32 @@ void Partitioner::classify() {
     // fail the session.
     if (nd.placement == Placement::kCpu && rule && (nd.reason == FallbackReason::kConstraint || nd.reason == FallbackReason::kArchGate))
       noteSessionFailure(i, *rule);
+  }
+  noteNonFiniteScales();
+}
+
+// A node on the backend whose output a quantize node gave a scale that is not a finite number
+// (passes/QdqFold.h): op validation takes it, composing the graph fails (a constant with such a
+// scale is not computed, so it does not count).
+void Partitioner::noteNonFiniteScales() {
+  const BackendManifest* manifest = rules_.manifest();
+  const std::vector<uint32_t>* nodes = options_.nonFiniteScaleNodes;
+  if (!nodes || !manifest || manifest->nonFiniteScales != EmptyTensors::kFinalizeFails || r_.sessionFailure) return;
+  for (uint32_t i : *nodes) {
+    if (i >= r_.nodes.size() || r_.nodes[i].role != NodeRole::kCompute || r_.nodes[i].placement != Placement::kDelegated)
+      continue;
+    const Rule* rule = facts_.ruleOf(g_.node(i));
+    SessionFailure s;
+    s.node = i;
+    s.message = "QNN's op validation accepts this node and graph composition then fails on " + soc_.name +
+                ": the backend cannot compute a tensor whose scale is not a finite number, and the whole graph "
+                "fails to compile, whatever the lowering path";
+    s.cause = "a quantize node gives the output of '" + g_.node(i).name +
+              "' a scale that is inf or NaN (calibration met an infinite value)";
+    s.ruleId = rule ? rule->id : std::string();
+    s.mark = manifest->nonFiniteScalesMark;
+    r_.sessionFailure = std::move(s);
+    return;
   }
 }
 

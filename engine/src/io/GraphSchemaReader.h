@@ -324,7 +324,7 @@ class Reader {
       wrongType("an output object {dtype, shape, qspec}", o);
       return;
     }
-    const auto outputFields = fields<Keys<"dtype", "shape", "runtime_shape", "qspec", "stats", "meta">>(o);
+    const auto outputFields = fields<Keys<"dtype", "shape", "runtime_shape", "runtime_value", "qspec", "stats", "meta">>(o);
     TensorMeta meta;
     if (std::optional<V> dt = field<"dtype">(outputFields)) {
       PathScope s(path_, "dtype");
@@ -351,6 +351,11 @@ class Reader {
       PathScope s(path_, "runtime_shape");
       if (rs->kind() != Kind::kBool) wrongType("true or false", *rs);
       else meta.runtimeShape = rs->boolean();
+    }
+    if (std::optional<V> rv = field<"runtime_value">(outputFields)) {
+      PathScope s(path_, "runtime_value");
+      if (rv->kind() != Kind::kBool) wrongType("true or false", *rv);
+      else meta.runtimeValue = rv->boolean();
     }
     if (std::optional<V> q = field<"qspec">(outputFields)) {
       PathScope s(path_, "qspec");

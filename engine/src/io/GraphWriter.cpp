@@ -58,6 +58,7 @@ class Writer {
         o["dtype"] = std::string(scalarTypeName(m.dtype));
         o["shape"] = m.shape;
         if (m.runtimeShape) o["runtime_shape"] = true;
+        if (m.runtimeValue) o["runtime_value"] = true;
         if (m.qspec) o["qspec"] = spec(*m.qspec);
         if (m.stats) o["stats"] = stats(*m.stats);
         outs.push_back(std::move(o));

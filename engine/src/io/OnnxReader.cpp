@@ -176,14 +176,14 @@ class Builder {
     return Status::ok();
   }
 
-  // The tensors whose shape ONNX Runtime knows only at run time (OnnxRuntimeShapes.h).
+  // The tensors whose shape or value ONNX Runtime knows only at run time (OnnxRuntimeShapes.h).
   void findRuntimeShapes(const std::vector<int>& order) {
     const onnx::GraphProto& g = model_.graph();
     std::unordered_set<std::string> constants;
     for (const onnx::NodeProto& n : g.node())
       if (n.op_type() == "Constant" && isDefaultDomain(n.domain()))
         for (const std::string& o : n.output()) constants.insert(o);
-    runtimeShaped_ = runtimeShapedTensors(
+    runtime_ = runtimeTensors(
         g, order,
         [&](const std::string& t) {
           auto it = types_.find(t);
@@ -195,7 +195,8 @@ class Builder {
 
   TensorMeta metaOf(const std::string& tensor) const {
     TensorMeta m;
-    m.runtimeShape = runtimeShaped_.count(tensor) > 0;
+    m.runtimeShape = runtime_.shapes.count(tensor) > 0;
+    m.runtimeValue = runtime_.values.count(tensor) > 0;
     auto it = types_.find(tensor);
     if (it == types_.end()) return m;
     m.dtype = scalarTypeOf(it->second.type);
@@ -439,7 +440,7 @@ class Builder {
   Graph graph_;
   std::unordered_map<std::string, TensorInfo> types_;
   OnnxConstants constants_;
-  std::unordered_set<std::string> runtimeShaped_;  // tensors whose shape ORT knows only at run time
+  RuntimeTensors runtime_;  // tensors whose shape or value ORT knows only at run time
   std::unordered_map<std::string, TensorRef> producers_;
   std::unordered_set<std::string> reserved_;
 };

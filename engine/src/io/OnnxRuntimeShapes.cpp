@@ -81,7 +81,7 @@ class Analysis {
     for (const onnx::ValueInfoProto& o : g.output()) graphOutputs_.insert(o.name());
   }
 
-  std::unordered_set<std::string> run(const std::vector<int>& order) {
+  RuntimeTensors run(const std::vector<int>& order) {
     for (const onnx::ValueInfoProto& in : g_.input()) {
       if (isConstant_(in.name())) continue;
       bool symbolic = !in.type().has_tensor_type() || !in.type().tensor_type().has_shape();
@@ -90,7 +90,7 @@ class Analysis {
       if (symbolic) runtime_.insert(in.name());
     }
     for (int i : order) visit(g_.node(i));
-    return std::move(runtime_);
+    return {std::move(runtime_), std::move(values_)};
   }
 
  private:
@@ -140,15 +140,29 @@ class Analysis {
     return false;
   }
 
+  // Every input is a constant, folded or not (a DequantizeLinear of constants included).
+  bool ofConstantsOnly(const onnx::NodeProto& n) const {
+    if (!deterministic(n) || among(kDataDependentShape, n.op_type())) return false;
+    bool any = false;
+    for (const std::string& in : n.input()) {
+      if (in.empty()) continue;
+      if (!constant(in) && !values_.count(in)) return false;
+      any = true;
+    }
+    return any;
+  }
+
   void visit(const onnx::NodeProto& n) {
     if (n.op_type() == "Constant") return;
     const bool foldsAway = folds(n);
+    const bool runtimeValue = !foldsAway && ofConstantsOnly(n);
     for (const std::string& out : n.output()) {
       if (out.empty()) continue;
       if (foldsAway) {
         folded_.insert(out);
         continue;  // a constant: its shape is its value's
       }
+      if (runtimeValue) values_.insert(out);
       if (outputRuntimeShaped(n, out)) runtime_.insert(out);
     }
   }
@@ -160,13 +174,14 @@ class Analysis {
   std::unordered_set<std::string> graphOutputs_;
   std::unordered_set<std::string> folded_;
   std::unordered_set<std::string> runtime_;
+  std::unordered_set<std::string> values_;
 };
 
 }  // namespace
 
-std::unordered_set<std::string> runtimeShapedTensors(const onnx::GraphProto& g, const std::vector<int>& order,
-                                                     const std::function<bool(const std::string&)>& inferredStatic,
-                                                     const std::function<bool(const std::string&)>& isConstant) {
+RuntimeTensors runtimeTensors(const onnx::GraphProto& g, const std::vector<int>& order,
+                              const std::function<bool(const std::string&)>& inferredStatic,
+                              const std::function<bool(const std::string&)>& isConstant) {
   return Analysis(g, inferredStatic, isConstant).run(order);
 }
 

@@ -19,6 +19,13 @@
 // Expand, Tile, Slice, ...), or on the shape of an input whose shape is a run-time one, or when
 // the producer's output shape is data-dependent by nature (NonZero, Unique, ...). A shape the
 // reader inferred in full is static whatever this says.
+//
+// The same folding rule decides which values ORT computes when the graph runs although they
+// depend on constants only: a node reading a quantized constant (a DequantizeLinear ORT keeps) is
+// not folded, so it reaches the execution provider (GPT-2's position-embedding Gather of a weight
+// table, T5's relative-position buckets: Div, Log, Div of quantized constants; patterns
+// static_gather, static_add, static_reshape, static_log; a DQ -> Transpose -> Q unit folds:
+// static_transpose).
 #pragma once
 
 #include <onnx/onnx_pb.h>  // defines ONNX_API, then includes onnx-ml.pb.h
@@ -32,8 +39,13 @@ namespace qnnrules::onnxio {
 
 // `order`: the nodes, producers first (OnnxNodeOrder.h). `inferredStatic(name)`: the reader knows
 // every dimension of the tensor. `isConstant(name)`: an initializer or a Constant node's output.
-std::unordered_set<std::string> runtimeShapedTensors(const onnx::GraphProto& g, const std::vector<int>& order,
-                                                     const std::function<bool(const std::string&)>& inferredStatic,
-                                                     const std::function<bool(const std::string&)>& isConstant);
+struct RuntimeTensors {
+  std::unordered_set<std::string> shapes;  // tensors whose shape ORT knows only at run time
+  std::unordered_set<std::string> values;  // outputs of nodes of constants only that ORT does not fold
+};
+
+RuntimeTensors runtimeTensors(const onnx::GraphProto& g, const std::vector<int>& order,
+                              const std::function<bool(const std::string&)>& inferredStatic,
+                              const std::function<bool(const std::string&)>& isConstant);
 
 }  // namespace qnnrules::onnxio

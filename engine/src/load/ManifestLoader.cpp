@@ -16,9 +16,11 @@ namespace {
 
 using namespace strictyaml;  // NOLINT(google-build-using-namespace): the shared strict-YAML helpers
 
-constexpr std::array<std::string_view, 15> kManifestKeys = {
-    "version", "backend", "description", "default", "extends", "exclude", "datatypes", "encodings",
-    "symmetric", "max_rank", "empty_tensors", "hardware", "quantized", "why_not_quantized", "delegation"};
+constexpr std::array<std::string_view, 16> kManifestKeys = {
+    "version",   "backend",      "description", "default",  "extends",   "exclude",           "datatypes",
+    "encodings", "symmetric",    "max_rank",    "empty_tensors", "non_finite_scales", "hardware", "quantized",
+    "why_not_quantized", "delegation"};
+constexpr std::array<std::string_view, 2> kNonFiniteScalesNames = {"accepted", "finalize_fails"};
 constexpr std::array<std::string_view, 3> kDelegationKeys = {"require_full_delegation", "input_quantize_on_cpu",
                                                              "output_dequantize_on_cpu"};
 constexpr std::array<std::string_view, 2> kExcludeKeys = {"targets", "why"};
@@ -57,6 +59,16 @@ class ManifestLoader : public StrictYamlReader {
                                            parseEmptyTensors)) {
         out.emptyTensors = *v;
         out.emptyTensorsMark = mark(e->keyNode);
+      }
+    }
+    if (const Entry* e = m.get("non_finite_scales")) {
+      if (auto v = enumValue<EmptyTensors>(e->value, in("non_finite_scales"), "non-finite-scale behaviour",
+                                           kNonFiniteScalesNames, [](std::string_view s) -> std::optional<EmptyTensors> {
+                                             if (s == "refused") return std::nullopt;  // not a behaviour seen
+                                             return parseEmptyTensors(s);
+                                           })) {
+        out.nonFiniteScales = *v;
+        out.nonFiniteScalesMark = mark(e->keyNode);
       }
     }
     if (const Entry* e = m.get("extends")) {

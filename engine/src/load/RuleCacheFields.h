@@ -65,7 +65,7 @@ template <typename A, typename R>
   requires std::is_same_v<std::remove_const_t<R>, BackendManifest>
 void fields(A& a, R& m) {
   a(m.backend), a(m.description), a(m.extends), a(m.extendsMark), a(m.exclude), a(m.datatypes), a(m.encodings);
-  a(m.symmetric), a(m.maxRank), a(m.maxRankMark), a(m.emptyTensors), a(m.emptyTensorsMark), a(m.hardware), a(m.hardwareMark), a(m.quantized);
+  a(m.symmetric), a(m.maxRank), a(m.maxRankMark), a(m.emptyTensors), a(m.emptyTensorsMark), a(m.nonFiniteScales), a(m.nonFiniteScalesMark), a(m.hardware), a(m.hardwareMark), a(m.quantized);
   a(m.whyNotQuantized);
   a(m.delegation.requireFullDelegation), a(m.delegation.inputQuantizeOnCpu), a(m.delegation.outputDequantizeOnCpu);
   a(m.isDefault), a(m.defaultMark), a(m.mark);
@@ -143,7 +143,7 @@ template <typename A, typename R>
 void fields(A& a, R& p) {
   a(p.name), a(p.description), a(p.defaultFor), a(p.sessionFailureOnnxOps), a(p.sessionFailureMessage),
       a(p.sessionFailureMark), a(p.rewrites), a(p.mergeEncodingsAcrossNoOps), a(p.floatUngroupedQdq),
-      a(p.dynamicShapesMessage), a(p.dynamicShapesMark), a(p.fuseRank6ReshapeTranspose), a(p.mark),
+      a(p.dynamicShapesMessage), a(p.dynamicShapesMark), a(p.fuseRank6ReshapeTranspose), a(p.computesQuantizedConstants), a(p.mark),
       a(p.origin);
 }
 
@@ -160,7 +160,7 @@ static_assert(sizeof(Variant) == 256, "a field of Variant changed: list it in fi
 static_assert(sizeof(OnnxMapping) == 192, "a field of OnnxMapping changed: list it in fields() above");
 static_assert(sizeof(Rule) == 472, "a field of Rule changed: list it in fields() above");
 static_assert(sizeof(Exclusion) == 104, "a field of Exclusion changed: list it in fields() above");
-static_assert(sizeof(BackendManifest) == 448, "a field of BackendManifest changed: list it in fields() above");
+static_assert(sizeof(BackendManifest) == 480, "a field of BackendManifest changed: list it in fields() above");
 static_assert(sizeof(HardwareGate) == 72, "a field of HardwareGate changed: list it in fields() above");
 static_assert(sizeof(HardwareColumn) == 88, "a field of HardwareColumn changed: list it in fields() above");
 static_assert(sizeof(SocHardware) == 72, "a field of SocHardware changed: list it in fields() above");

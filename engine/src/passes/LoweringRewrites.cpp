@@ -88,14 +88,41 @@ OptionalBox<QuantSpec>* slotOf(Node& node, const PortDecl& decl) {
   return &node.outputs[static_cast<size_t>(decl.index)].qspec;
 }
 
-// Whether input port `decl` of `node` reads a parameter or constant tensor (directly: a static
-// tensor behind a computation is not known here, and a path that folds it says so itself).
-bool readsStatic(const Graph& graph, const Node& node, const PortDecl& decl) {
+// The encoding a node's tensor argument carries: the edge's own, else its producer's output's.
+const QuantSpec* encodingOf(const Graph& graph, const Argument& a) {
+  if (a.qspec) return &*a.qspec;
+  const Node& p = graph.node(a.tensor.node);
+  return a.tensor.output < p.outputs.size() && p.outputs[a.tensor.output].qspec ? &*p.outputs[a.tensor.output].qspec
+                                                                               : nullptr;
+}
+
+bool sameEncoding(const QuantSpec* x, const QuantSpec* y) {
+  if (!x || !y) return x == y;
+  return x->dtype == y->dtype && x->scales == y->scales && x->zeroPoints == y->zeroPoints;
+}
+
+// Whether input port `decl` of `node` reads a parameter or constant tensor, directly or through
+// structural nodes that keep its encoding: no lowering path computes those (an ONNX Identity,
+// which ORT removes, and the Q/DQ pair after it cancels when it repeats the weight's encoding).
+// ALBERT's shared layer weights reach their second MatMul through an Identity: at 16a16w its
+// Q/DQ pair is the weight's and QNN sees a static weight (FullyConnected, albert/16a16w/SM8350
+// refused on V68); at 16a8w the pair re-quantizes the 8-bit weight to 16 bits, the input stays
+// dynamic and the MatMul runs (albert/16a8w/SM8350). A static tensor behind a computation is not
+// known here, and a path that folds it says so itself. `structuralTarget`: per interned target,
+// its rule is structural.
+bool readsStatic(const Graph& graph, const std::vector<uint8_t>& structuralTarget, const Node& node,
+                 const PortDecl& decl) {
   if (!decl.isInput || static_cast<size_t>(decl.index) >= node.args.size()) return false;
-  const Argument& a = node.args[static_cast<size_t>(decl.index)];
-  if (a.kind != Argument::Kind::kTensor) return false;
-  const NodeKind k = graph.node(a.tensor.node).kind;
-  return k == NodeKind::kParameter || k == NodeKind::kConstant;
+  const Argument* a = &node.args[static_cast<size_t>(decl.index)];
+  for (int depth = 0; a && a->kind == Argument::Kind::kTensor && depth < 16; ++depth) {
+    const Node& p = graph.node(a->tensor.node);
+    if (p.kind == NodeKind::kParameter || p.kind == NodeKind::kConstant) return true;
+    if (p.kind != NodeKind::kCall || p.targetId == Node::kNoTarget || !structuralTarget[p.targetId] || p.args.empty() ||
+        p.args[0].kind != Argument::Kind::kTensor || !sameEncoding(encodingOf(graph, *a), encodingOf(graph, p.args[0])))
+      return false;
+    a = &p.args[0];
+  }
+  return false;
 }
 
 }  // namespace
@@ -191,9 +218,13 @@ std::vector<AppliedRewrite> applyLoweringRewrites(Graph& graph, const RuleSet& r
       targetAllowed[k][t] = std::find(b.targets.begin(), b.targets.end(), graph.targets()[t]) != b.targets.end();
   }
   std::vector<int32_t> ruleOfTarget(graph.targets().size(), -1);
-  for (size_t t = 0; t < ruleOfTarget.size(); ++t)
-    if (const Rule* r = rules.findByTarget(graph.targets()[t]); r && !byRule[static_cast<size_t>(r - all.data())].empty())
-      ruleOfTarget[t] = static_cast<int32_t>(r - all.data());
+  std::vector<uint8_t> structuralTarget(graph.targets().size(), 0);
+  for (size_t t = 0; t < ruleOfTarget.size(); ++t) {
+    const Rule* r = rules.findByTarget(graph.targets()[t]);
+    if (!r) continue;
+    structuralTarget[t] = r->kind == RuleKind::kStructural;
+    if (!byRule[static_cast<size_t>(r - all.data())].empty()) ruleOfTarget[t] = static_cast<int32_t>(r - all.data());
+  }
 
   // Decide on the graph as read (shared chains resolve against unchanged specs), then change.
   struct Change {
@@ -223,7 +254,7 @@ std::vector<AppliedRewrite> applyLoweringRewrites(Graph& graph, const RuleSet& r
           match = match && s && portTypeOf(*s).datatype == type;
         }
         for (const auto& [port, isStatic] : b->readsStatic)
-          match = match && readsStatic(graph, node, rule.ports[static_cast<size_t>(port)]) == isStatic;
+          match = match && readsStatic(graph, structuralTarget, node, rule.ports[static_cast<size_t>(port)]) == isStatic;
         if (match && !b->scalesDiffer.empty()) {
           // Concrete per-tensor encodings on every named port, the first's scale (as float32,
           // as ORT compares them) unequal to another's.

@@ -77,7 +77,7 @@ bool isNoOpConversion(const Graph& graph, const Node& node) {
   return m && m->dtype == node.outputs[0].dtype && m->shape == node.outputs[0].shape;
 }
 
-PruneResult pruneGraph(const Graph& graph, const UserIndex& users) {
+PruneResult pruneGraph(const Graph& graph, const UserIndex& users, bool runtimeValues) {
   const uint32_t n = static_cast<uint32_t>(graph.nodes().size());
   bool hasInput = false, hasOutput = false;
   for (const Node& node : graph.nodes()) {
@@ -95,7 +95,8 @@ PruneResult pruneGraph(const Graph& graph, const UserIndex& users) {
       live[i] = l;
     }
   }
-  // Variable: an input node, or a node with a variable producer; one forward sweep.
+  // Variable: an input node, a node with a variable producer, or a value the lowering path computes
+  // when the graph runs (TensorMeta::runtimeValue); one forward sweep.
   std::vector<bool> variable(n, true);
   // Per interned target, once: random factory, shape reader, value-shaped op, conversion.
   const size_t targets = graph.targets().size();
@@ -154,7 +155,11 @@ PruneResult pruneGraph(const Graph& graph, const UserIndex& users) {
       if (node.targetId != Node::kNoTarget && shapeTarget[node.targetId] && inputsShapeStatic(node)) {
         variable[i] = false;
       } else {
+        // A value the lowering path computes when the graph runs (TensorMeta::runtimeValue) is
+        // variable though its producers are constants: ORT does not fold a node reading a
+        // quantized constant (when the path says so: `runtimeValues`).
         bool v = false;
+        for (const TensorMeta& m : node.outputs) v = v || (runtimeValues && m.runtimeValue);
         for (uint32_t p : users.producers(i)) v = v || variable[p];
         variable[i] = v;
       }

@@ -119,6 +119,9 @@ void applyBlockSize(QuantSpec& s, const std::vector<int64_t>& block, const std::
 
 // The spec a Q/DQ node's arguments describe (layouts above). Scales given as tensors (not
 // literals) stay unknown; torchao's optional quant_min/quant_max default to the dtype's range.
+// specOf's reason for a scale that is inf or NaN (a calibration that met inf).
+constexpr std::string_view kNonFiniteScale = "a scale is not a finite number";
+
 std::optional<QuantSpec> specOf(const Graph& g, const Node& n, QdqLayout layout, std::string& why) {
   const Positions at = positionsOf(layout);
   QuantSpec s;
@@ -169,11 +172,16 @@ std::optional<QuantSpec> specOf(const Graph& g, const Node& n, QdqLayout layout,
   collect(scale, s.scales);
   std::vector<double> zeroPoints;
   collect(zp, zeroPoints);
-  for (double v : s.scales)
-    if (!(v > 0) || !std::isfinite(v)) {
-      why = "a scale is not a finite positive number";
+  for (double v : s.scales) {
+    if (!std::isfinite(v)) {
+      why = kNonFiniteScale;
       return std::nullopt;
     }
+    if (!(v > 0)) {
+      why = "a scale is not a positive number";
+      return std::nullopt;
+    }
+  }
   for (double v : zeroPoints) {
     std::optional<int64_t> z = integerIn(v, kQuantLo, kQuantHi);
     if (!z) {
@@ -273,6 +281,7 @@ QdqFoldResult foldQdq(const Graph& in) {
   const size_t count = in.nodes().size();
   std::vector<QdqTarget> kind(count);
   std::vector<std::optional<QuantSpec>> spec(count);
+  std::vector<uint8_t> nonFinite(count, 0);  // a quantize node whose scale is inf or NaN
   std::vector<TensorRef> alias(count);   // what a Q/DQ node stands for, in the new graph
   std::vector<uint32_t> newIndex(count, UINT32_MAX);
 
@@ -320,6 +329,7 @@ QdqFoldResult foldQdq(const Graph& in) {
       std::string why;
       spec[i] = specOf(in, n, kind[i].layout, why);
       if (!spec[i]) mismatch(n, "cannot read the quantization arguments: " + why + ".");
+      nonFinite[i] = !spec[i] && why == kNonFiniteScale && kind[i].kind == QdqKind::kQuantize;
       if (n.args.empty() || n.args[0].kind != Argument::Kind::kTensor) {
         mismatch(n, "the node has no input tensor.");
         alias[i] = TensorRef{kNothing, 0};
@@ -385,6 +395,14 @@ QdqFoldResult foldQdq(const Graph& in) {
       if (!earlier(a)) return refuse(n.name, "would read itself or a later node once its Q/DQ nodes are folded");
     for (const auto& kv : n.kwargs)
       if (!earlier(kv.second)) return refuse(n.name, "would read itself or a later node once its Q/DQ nodes are folded");
+  }
+  // A compute node's output quantized with a non-finite scale.
+  for (uint32_t i = 0; i < count; ++i) {
+    if (!nonFinite[i]) continue;
+    const Node& q = in.node(i);
+    const TensorRef src = q.args[0].tensor;
+    if (kind[src.node].kind == QdqKind::kNone && newIndex[src.node] != UINT32_MAX)
+      r.nonFiniteScaleProducers.push_back(in.node(src.node).name);
   }
   // Outputs take the encoding of the quantize node that consumes them.
   for (uint32_t i = 0; i < count; ++i) {

@@ -31,6 +31,7 @@ CASE = {"id": "m/8a8w/SM8650", "model": "m", "config": "8a8w", "soc": "SM8650", 
                  message="Cannot get shape"),                     # the EP refused it, then ORT removed it
             node("unknown", verdict="not_asked", placement=None),  # no verdict at all
             node("follower", op="Reshape"),                       # follows-cpu: not a refusal
+            node("ran_on_qnn", op="Reshape", verdict="rejected"),  # a refused fusion, then QNN alone
         ]}
 
 
@@ -75,10 +76,10 @@ class CompareTest(unittest.TestCase):
         kinds = {r["node"]: r["kind"] for r in C.compare_case(CASE, pred)}
         self.assertEqual(kinds, {"ok": "agree", "fp": "FP", "fn": "FN", "both": "agree", "gone": "removed",
                                  "gone_fp": "FP", "unknown": "not-compared", "follower": "agree",
-                                 "refused_gone": "agree"})
+                                 "refused_gone": "agree", "ran_on_qnn": "agree"})
         t = C.totals([{"case": CASE, "pred": pred, "rows": C.compare_case(CASE, pred)}])
         self.assertEqual((t["nodes"], t["agree"], t["fp"], t["fn"], t["removed"], t["not_compared"], t["judged"]),
-                         (7, 4, 2, 1, 1, 1, 6))
+                         (8, 5, 2, 1, 1, 1, 7))
         self.assertEqual(t["graph_agree"], 1)
 
     def test_whole_graph_outcomes(self):

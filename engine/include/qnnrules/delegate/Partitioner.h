@@ -42,6 +42,10 @@ struct PartitionOptions {
   // (passes/RankFusion.h): a node whose chain fails composition is delegated and fails the session.
   // Null or empty: no chains.
   const std::vector<uint8_t>* rankChains = nullptr;
+  // Nodes an output of which is quantized with a scale that is not a finite number
+  // (QdqFoldResult::nonFiniteScaleProducers): on the backend, they fail the session when the
+  // backend's manifest says so (BackendManifest::nonFiniteScales). Null: none.
+  const std::vector<uint32_t>* nonFiniteScaleNodes = nullptr;
 };
 
 // `validation` must be validateGraph's result for this graph and rule set before applyMode,

@@ -66,6 +66,10 @@ struct TensorMeta {
   // the graph runs (ONNX: shape arithmetic ONNX Runtime does not fold, io/OnnxRuntimeShapes.h).
   // A path that needs static shapes (LoweringPath::dynamicShapesMessage) refuses such a tensor.
   bool runtimeShape = false;
+  // The value is computed when the graph runs although every input is a constant: the lowering
+  // path does not fold it (ONNX: ONNX Runtime never folds a DequantizeLinear outside a DQ -> X -> Q
+  // unit, so a node reading a quantized constant reaches the backend; io/OnnxRuntimeShapes.h).
+  bool runtimeValue = false;
   OptionalBox<QuantSpec> qspec;     // annotation of this output
   OptionalBox<TensorStats> stats;   // calibration statistics of this output, if recorded
 };

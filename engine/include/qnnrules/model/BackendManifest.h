@@ -51,6 +51,11 @@ struct BackendManifest {
   // `empty_tensors`; Rule::emptyTensors).
   EmptyTensors emptyTensors = EmptyTensors::kUnstated;
   SourceMark emptyTensorsMark;
+  // What the backend does with a tensor it computes whose scale is not a finite number (YAML
+  // `non_finite_scales`, `accepted` or `finalize_fails`, the names of EmptyTensors): a calibration
+  // that met inf (T5's Log of 0, GPT-Neo's mask sums) writes such a scale.
+  EmptyTensors nonFiniteScales = EmptyTensors::kUnstated;
+  SourceMark nonFiniteScalesMark;
   bool quantized = true;                 // false: the backend takes no quantized types at all
   std::string whyNotQuantized;           // the sentence diagnostics give when quantized is false
   // The hardware column of the SoC table this backend runs on (Hardware.h): a SoC without a

@@ -83,6 +83,11 @@ struct LoweringPath {
   // The path lowers a Reshape -> Transpose -> Reshape with rank-6 middle tensors at rank 5 when a
   // unit dimension stays in place (passes/RankFusion.h; YAML `rank6_reshape_transpose: fuse`).
   bool fuseRank6ReshapeTranspose = false;
+  // The path computes a node whose inputs are all constants, some quantized, when the graph runs
+  // instead of folding it (ORT never folds a DequantizeLinear outside a DQ -> X -> Q unit), so the
+  // backend judges it; the reader marks such values (TensorMeta::runtimeValue; YAML
+  // `quantized_constants: computed`).
+  bool computesQuantizedConstants = false;
   SourceMark mark;
   std::string origin;                     // the rules directory it came from
 };

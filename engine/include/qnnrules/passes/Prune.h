@@ -37,7 +37,10 @@ struct PruneResult {
 // Dead nodes are found only in a graph with an output node and constant nodes only in a graph
 // with an input node: without them every node counts (a hand-written fragment is checked whole).
 // Random factories (aten.rand*, normal, bernoulli, uniform, multinomial) are never constant.
-PruneResult pruneGraph(const Graph& graph, const UserIndex& users);
+// `runtimeValues`: a value the reader marked TensorMeta::runtimeValue is variable though its
+// producers are constants (the lowering path computes nodes of quantized constants when the graph
+// runs: LoweringPath::computesQuantizedConstants); otherwise the mark is ignored.
+PruneResult pruneGraph(const Graph& graph, const UserIndex& users, bool runtimeValues = false);
 
 // Conversions (Cast, aten.to, _to_copy), and whether one changes nothing: its one output has the
 // dtype and shape of its first tensor input.

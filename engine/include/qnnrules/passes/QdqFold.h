@@ -11,6 +11,8 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
+#include <vector>
 
 #include "qnnrules/core/Diagnostic.h"
 #include "qnnrules/graph/Graph.h"
@@ -21,6 +23,10 @@ namespace qnnrules {
 struct QdqFoldResult {
   Graph graph;                   // compute nodes only, annotated; node names unchanged
   DiagnosticList diagnostics;    // inconsistent Q/DQ arguments (kQdqMismatch)
+  // Nodes an output of which a quantize node quantizes with a scale that is not a finite number
+  // (inf, NaN): the output stays unannotated, and the backend may refuse to compute it
+  // (BackendManifest::nonFiniteScales).
+  std::vector<std::string> nonFiniteScaleProducers;
   size_t quantizeNodes = 0;
   size_t dequantizeNodes = 0;
   Status status;
