@@ -186,6 +186,11 @@ def test_commands_read_onnx_and_pt2_without_the_system_libraries(wheel):
 
     version = isolated(wheel, ["qnn-validate", "--version"])
     assert version.returncode == 0 and version.stdout.strip() == f"qnn-validate {cmake_version()}", version
+    # python -m qnnrules: the same commands without the scripts' directory on PATH.
+    as_module = isolated(wheel, [wheel["py"], "-m", "qnnrules", "--version"])
+    assert as_module.returncode == 0 and as_module.stdout.strip() == f"qnn-validate {cmake_version()}", as_module
+    as_module = isolated(wheel, [wheel["py"], "-m", "qnnrules", "rules", "--version"])
+    assert as_module.returncode == 0 and as_module.stdout.strip() == f"qnn-rules {cmake_version()}", as_module
 
     for model, soc, code, want in [
         (ONNX / "conv_8a8w.onnx", "SM8650", 0, "verdict: VALID"),

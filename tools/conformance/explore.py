@@ -20,6 +20,9 @@ Dimensions:
   empty  tensors with a dimension of 0: a Slice with an empty output, ops reading an empty input
          (element-wise, Transpose, Softmax, ReduceMean, MatMul with an empty inner
          dimension, Concat).
+  scale  scale magnitudes from 1e-10 to 1.3e36 on every tensor of an op, or on its output only
+         (the requantization ratio at its extremes): Relu, ReduceMean, Transpose, Add, Mul, Concat;
+         8-bit and 16-bit. Config names <8a|16a>_<same|out>_s<i>, i indexing SCALES.
 Each case id is "<op>.r<rank>/<config>/<soc>". Deterministic: the same code writes the same cases.
 """
 import argparse
@@ -278,7 +281,46 @@ def empty_cases():
                       [{"shape": full, "enc": enc}], [["$0", "$1"], -1], {"axis": -1})
 
 
-GENERATORS = {"rank": rank_cases, "forms": forms_cases, "empty": empty_cases}
+# Scale magnitudes calibration writes: tiny (an all-zero tensor's floor), ordinary, and huge (an
+# attention mask of finfo.min: 1.3e36 in 8 bits, 5.2e33 in 16).
+SCALES = [1e-10, 1e-5, 1e3, 1e8, 1e16, 1e30, 1.3e36]
+SCALE_CONFIGS = {"8a": "uint8", "16a": "uint16"}
+
+
+def scale_cases():
+    """One magnitude on every tensor of an op (`same`), or on its output only, the input at 0.05
+    (`out`: the requantization ratio at its extremes), rank 4, for element-wise, reduction, data
+    movement and concatenation ops."""
+    shape = [2, 3, 4, 5]
+    unary = [("relu", "htp.relu", "aten.relu.default", "Relu", "Relu", [], {}, shape),
+             ("mean", "htp.mean", "aten.mean.dim", "ReduceMean", "ReduceMean", [[-1], True],
+              {"keepdims": 1, "axes": [-1]}, shape[:-1] + [1]),
+             ("permute", "htp.permute", "aten.permute.default", "Transpose", "Transpose", [[0, 1, 3, 2]],
+              {"perm": [0, 1, 3, 2]}, [2, 3, 5, 4])]
+    binary = [("add", "htp.add", "aten.add.Tensor", "Add", "ElementWiseAdd"),
+              ("mul", "htp.mul", "aten.mul.Tensor", "Mul", "ElementWiseMultiply")]
+    for cfg, q in SCALE_CONFIGS.items():
+        for i, mag in enumerate(SCALES):
+            for form in ("same", "out"):
+                if form == "out" and mag == 1e-10:
+                    continue
+                ein = E.act(q, mag if form == "same" else 0.05)
+                eout = E.act(q, mag)
+                name = f"{cfg}_{form}_s{i}"
+                for op, rule, aten, onnx_op, qnn_op, extra, attrs, oshape in unary:
+                    yield C._case(f"scale_{op}", rule, aten, onnx_op, qnn_op, name,
+                                  [{"role": "act", "shape": shape, "enc": ein}], [{"shape": oshape, "enc": eout}],
+                                  ["$0"] + extra, attrs)
+                for op, rule, aten, onnx_op, qnn_op in binary:
+                    yield C._case(f"scale_{op}", rule, aten, onnx_op, qnn_op, name,
+                                  [{"role": "act", "shape": shape, "enc": ein}, {"role": "act", "shape": shape, "enc": ein}],
+                                  [{"shape": shape, "enc": eout}], ["$0", "$1"])
+                yield C._case("scale_cat", "htp.cat", "aten.cat.default", "Concat", "Concat", name,
+                              [{"role": "act", "shape": shape, "enc": ein}, {"role": "act", "shape": shape, "enc": ein}],
+                              [{"shape": shape[:-1] + [10], "enc": eout}], [["$0", "$1"], -1], {"axis": -1})
+
+
+GENERATORS = {"rank": rank_cases, "forms": forms_cases, "empty": empty_cases, "scale": scale_cases}
 
 
 def with_socs(cases, socs):
