@@ -48,7 +48,9 @@ def run_case(path, soc_id):
     env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     p = subprocess.run([sys.executable, "-m", "conformance.worker", path, str(soc_id), "default"],
                        capture_output=True, text=True, env=env, timeout=1800)
-    out = p.stdout.strip().splitlines()
+    # The worker's verdict is its last JSON line; a worker that crashed (QNN segfaults on some
+    # graphs) leaves a library banner there, or nothing: the session failed.
+    out = [line for line in p.stdout.strip().splitlines() if line.startswith("{")]
     result = json.loads(out[-1]) if out else {"error": f"worker exited {p.returncode}: {p.stderr[-400:]}",
                                               "assigned": {}}
     logged, finalize = logparse.parse(p.stderr)
