@@ -14,8 +14,8 @@ Dimensions:
          encodings that tell the lowerings apart: 1-D against 2-D Conv/ConvTranspose with uint16
          and int16 weights (the EP converts uint16 weights of 2-D convolutions only), Einsum and
          MatMul with a constant 16-bit second input of rank 2 and 3 (FullyConnected or MatMul),
-         Expand and Tile with an output encoding of their own (the EP lowers Expand to a
-         multiplication, Tile to QNN Tile),
+         Expand, Tile, Reshape, Transpose, Slice, Pad and Split with an output encoding of their
+         own (the EP lowers Expand to a multiplication, the others to their QNN op),
          LayerNorm with its scale and bias quantized like activations (OLMo).
   empty  tensors with a dimension of 0: a Slice with an empty output, ops reading an empty input
          (element-wise, Transpose, Softmax, ReduceMean, MatMul with an empty inner
@@ -232,6 +232,20 @@ def forms_cases():
         yield C._case("expand", "htp.repeat", "aten.expand.default", "Expand", "ElementWiseMultiply", cfg,
                       [{"role": "act", "shape": [1, 8, 1, 8], "enc": ein}], [{"shape": [1, 8, 8, 8], "enc": eout}],
                       ["$0", [1, 8, 8, 8]], {"shape_input": [1, 8, 8, 8]})
+    # Data movement with an output encoding of its own (the differential tester's Reshape, Split and
+    # Unsqueeze reproducers): QNN Reshape, Transpose, StridedSlice, Pad and Split.
+    unary = {u[0]: u for u in C.UNARY}
+    for name in ("reshape", "permute", "slice", "pad"):
+        op, rule, aten, extra, onnx_op, attrs, qnn_op = unary[name]
+        for cfg, (ein, eout) in expand.items():
+            yield C._case(f"{name}_own", rule, aten, onnx_op, qnn_op, cfg,
+                          [{"role": "act", "shape": C.ACT4, "enc": ein}],
+                          [{"shape": C.OUT_SHAPE.get(name, C.ACT4), "enc": eout}], ["$0"] + extra, attrs)
+    for cfg, (ein, eout) in expand.items():
+        yield C._case("split_own", "htp.split", "aten.split_with_sizes.default", "Split", "Split", cfg,
+                      [{"role": "act", "shape": C.ACT4, "enc": ein}],
+                      [{"shape": [1, 8, 8, 4], "enc": eout}, {"shape": [1, 8, 8, 4], "enc": eout}], ["$0", [4, 4], 3],
+                      {"axis": 3, "split_input": [4, 4]})
     # Tile (QNN Tile) with the same encodings: GPT-J's rotary tables tile with an output encoding
     # of their own.
     for cfg, (ein, eout) in expand.items():
