@@ -20,7 +20,7 @@ Dimensions:
   empty  tensors with a dimension of 0: a Slice with an empty output, ops reading an empty input
          (element-wise, Transpose, Softmax, ReduceMean, MatMul with an empty inner
          dimension, Concat).
-  scale  scale magnitudes from 1e-10 to 1.3e36 on every tensor of an op, or on its output only
+  scale  scale magnitudes from 1e-10 to 1.3e36 (SCALES) on every tensor of an op, or on its output only
          (the requantization ratio at its extremes): Relu, ReduceMean, Transpose, Add, Mul, Concat;
          8-bit and 16-bit. Config names <8a|16a>_<same|out>_s<i>, i indexing SCALES.
 Each case id is "<op>.r<rank>/<config>/<soc>". Deterministic: the same code writes the same cases.
@@ -297,7 +297,8 @@ def empty_cases():
 
 # Scale magnitudes calibration writes: tiny (an all-zero tensor's floor), ordinary, and huge (an
 # attention mask of finfo.min: 1.3e36 in 8 bits, 5.2e33 in 16).
-SCALES = [1e-10, 1e-5, 1e3, 1e8, 1e16, 1e30, 1.3e36]
+SCALES = [1e-10, 1e-5, 1e3, 1e8, 1e16, 1e30, 1.3e36,
+          1e20, 1e24, 1e27]  # appended (ids keep their index): where between 1e16 and 1e30 Mul's bound lies
 SCALE_CONFIGS = {"8a": "uint8", "16a": "uint16"}
 
 
