@@ -23,6 +23,10 @@ Dimensions:
   scale  scale magnitudes from 1e-10 to 1.3e36 (SCALES) on every tensor of an op, or on its output only
          (the requantization ratio at its extremes): Relu, ReduceMean, Transpose, Add, Mul, Concat;
          8-bit and 16-bit. Config names <8a|16a>_<same|out>_s<i>, i indexing SCALES.
+  dims   dimensions of 1 and large dimensions (all ones, a 65536-long axis, a million elements,
+         a 2048-long sequence, 1024 x 1024) on Relu, Softmax, ReduceMean, Transpose, Concat, and
+         broadcasting patterns (a row, a column, both sides, a scalar, a rank gap) on Add, Mul, Sub;
+         8-bit and float16.
 Each case id is "<op>.r<rank>/<config>/<soc>". Deterministic: the same code writes the same cases.
 """
 import argparse
@@ -335,7 +339,50 @@ def scale_cases():
                               [{"shape": shape[:-1] + [10], "enc": eout}], [["$0", "$1"], -1], {"axis": -1})
 
 
-GENERATORS = {"rank": rank_cases, "forms": forms_cases, "empty": empty_cases, "scale": scale_cases}
+# Shapes real graphs have that the rank cases (no dimension of 1) do not: all ones, a single long
+# axis, a million elements, and a leading batch of 1 on a long sequence.
+DIM_SHAPES = {"ones": [1, 1, 1, 1], "one_last": [1, 8, 8, 1], "long_last": [1, 1, 1, 65536],
+              "million": [1, 1, 4096, 256], "long_seq": [1, 2048, 64], "rank2_big": [1024, 1024]}
+# Broadcasting pairs (a, b, out): a trailing vector, a per-channel column, both sides, a scalar.
+BROADCASTS = {"row": ([1, 8, 8, 8], [1, 1, 1, 8], [1, 8, 8, 8]), "col": ([1, 8, 8, 8], [1, 8, 1, 1], [1, 8, 8, 8]),
+              "both": ([8, 1], [1, 8], [8, 8]), "scalar": ([1, 8, 8, 8], [1], [1, 8, 8, 8]),
+              "rank_gap": ([2, 3, 4, 5], [5], [2, 3, 4, 5])}
+
+
+def dims_cases():
+    """Dimensions of 1 and large dimensions (DIM_SHAPES) on element-wise, softmax, reduction, data
+    movement and concatenation ops, and broadcasting patterns (BROADCASTS) on Add, Mul and Sub;
+    8-bit and float16."""
+    for cfg, enc in CONFIGS.items():
+        for name, shape in DIM_SHAPES.items():
+            r = len(shape)
+            perm = list(range(r))
+            perm[-1], perm[-2] = perm[-2], perm[-1]
+            out_act = enc if E.is_float(enc) else E.act(enc["q"], 0.04)
+            unary = [("relu", "htp.relu", "aten.relu.default", "Relu", "Relu", [], {}, shape, out_act),
+                     ("softmax", "htp.softmax", "aten.softmax.int", "Softmax", "Softmax", [-1], {"axis": -1}, shape,
+                      enc if E.is_float(enc) else E.act("uint8", 1 / 256, 0)),
+                     ("mean", "htp.mean", "aten.mean.dim", "ReduceMean", "ReduceMean", [[-1], True],
+                      {"keepdims": 1, "axes": [-1]}, shape[:-1] + [1], out_act),
+                     ("permute", "htp.permute", "aten.permute.default", "Transpose", "Transpose", [perm], {"perm": perm},
+                      [shape[p] for p in perm], enc)]
+            for op, rule, aten, onnx_op, qnn_op, extra, attrs, oshape, eout in unary:
+                yield C._case(f"dims_{op}", rule, aten, onnx_op, qnn_op, f"{cfg}_{name}",
+                              [{"role": "act", "shape": shape, "enc": enc}], [{"shape": oshape, "enc": eout}],
+                              ["$0"] + extra, attrs)
+            yield C._case("dims_cat", "htp.cat", "aten.cat.default", "Concat", "Concat", f"{cfg}_{name}",
+                          [{"role": "act", "shape": shape, "enc": enc}, {"role": "act", "shape": shape, "enc": enc}],
+                          [{"shape": shape[:-1] + [2 * shape[-1]], "enc": enc}], [["$0", "$1"], -1], {"axis": -1})
+        for name, (a, b, out) in BROADCASTS.items():
+            eout = enc if E.is_float(enc) else E.act(enc["q"], 0.1)
+            for op, rule, aten, onnx_op, qnn_op in BINARY_OPS[:3]:
+                yield C._case(f"bcast_{op}", rule, aten, onnx_op, qnn_op, f"{cfg}_{name}",
+                              [{"role": "act", "shape": a, "enc": enc}, {"role": "act", "shape": b, "enc": enc}],
+                              [{"shape": out, "enc": eout}], ["$0", "$1"])
+
+
+GENERATORS = {"rank": rank_cases, "forms": forms_cases, "empty": empty_cases, "scale": scale_cases,
+              "dims": dims_cases}
 
 
 def with_socs(cases, socs):
