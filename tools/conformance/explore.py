@@ -9,7 +9,7 @@ comparison (compare.py --data ... --exceptions ...) and the fast CTest read it t
 
 Dimensions:
   rank   every op of the table below at ranks 1..8 (the shape [2, 3, 4, 5, 2, 3, 4, 5][:r], so no
-         dimension is 1 and every axis is told apart), in 8-bit (8a) and float16 (fp16).
+         dimension is 1 and every axis is told apart), in 8-bit (8a), 16-bit (16a) and float16.
   forms  the ONNX forms ORT's QNN EP lowers differently from their neighbours, each across the
          encodings that tell the lowerings apart: 1-D against 2-D Conv/ConvTranspose with uint16
          and int16 weights (the EP converts uint16 weights of 2-D convolutions only), Einsum and
@@ -43,7 +43,15 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 OUT_DIR = os.path.join(ROOT, "tests", "conformance", "explore")
 DIMS = [2, 3, 4, 5, 2, 3, 4, 5]
 RANKS = range(1, 9)
-CONFIGS = {"8a": E.U8, "fp16": E.F16}
+CONFIGS = {"8a": E.U8, "16a": E.U16, "fp16": E.F16}
+
+
+def _fixed_out(enc, op):
+    """The output encoding QNN fixes for Sigmoid / Tanh / Softmax-like outputs at enc's width."""
+    wide = enc["q"] == "uint16"
+    if op == "tanh":
+        return E.act("uint16", 1 / 32768, 32768) if wide else E.act("uint8", 1 / 128, 128)
+    return E.act("uint16", 1 / 65536, 0) if wide else E.act("uint8", 1 / 256, 0)
 DEFAULT_SOCS = ["SM8350", "SM8650", "SM8850"]
 
 
@@ -143,10 +151,8 @@ def rank_cases():
             for op, rule, aten, onnx_op, qnn_op, form in UNARY_OPS:
                 extra, attrs, oshape, shared = form(r)
                 out = enc if (shared or E.is_float(enc)) else E.act(enc["q"], 0.04)
-                if op in ("sigmoid",) and not E.is_float(enc):
-                    out = E.act("uint8", 1 / 256, 0)
-                if op in ("tanh",) and not E.is_float(enc):
-                    out = E.act("uint8", 1 / 128, 128)
+                if op in ("sigmoid", "tanh") and not E.is_float(enc):
+                    out = _fixed_out(enc, op)
                 yield _named(C._case(op, rule, aten, onnx_op, qnn_op, cfg,
                                      [{"role": "act", "shape": _shape(r), "enc": enc}],
                                      [{"shape": oshape, "enc": out}], ["$0"] + extra, attrs), r)
@@ -361,7 +367,7 @@ def dims_cases():
             out_act = enc if E.is_float(enc) else E.act(enc["q"], 0.04)
             unary = [("relu", "htp.relu", "aten.relu.default", "Relu", "Relu", [], {}, shape, out_act),
                      ("softmax", "htp.softmax", "aten.softmax.int", "Softmax", "Softmax", [-1], {"axis": -1}, shape,
-                      enc if E.is_float(enc) else E.act("uint8", 1 / 256, 0)),
+                      enc if E.is_float(enc) else _fixed_out(enc, "softmax")),
                      ("mean", "htp.mean", "aten.mean.dim", "ReduceMean", "ReduceMean", [[-1], True],
                       {"keepdims": 1, "axes": [-1]}, shape[:-1] + [1], out_act),
                      ("permute", "htp.permute", "aten.permute.default", "Transpose", "Transpose", [perm], {"perm": perm},
