@@ -87,6 +87,9 @@ TEST(RankLimits, RuleVariantAndManifestLimitsAreRead) {
   ASSERT_TRUE(fp16 && a8);
   EXPECT_EQ(cumsum->maxRankOf(*fp16), 4);
   EXPECT_EQ(cumsum->maxRankOf(*a8), 5);
+  const Variant* a16 = cumsum->findVariant("a16");  // explore cumsum.r5/16a/<SoC>: refused
+  ASSERT_TRUE(a16);
+  EXPECT_EQ(cumsum->maxRankOf(*a16), 4);
 }
 
 // ORT converts a uint16 weight to symmetric int16 for 2-D convolutions only: wav2vec2's Conv1d

@@ -176,9 +176,7 @@ def write(path, store, results):
         L.append(f"- {m}: nodes {x['agree']}/{x['nodes']} agree ({_pct(x['agree'], x['nodes'])}), FP {x['fp']}, "
                  f"FN {x['fn']}, unread {x['unread']}; whole graph {x['graph_agree']}/{x['graphs']}")
     L.append("")
-    with open(path + ".tmp", "w") as f:
-        f.write("\n".join(L))
-    os.replace(path + ".tmp", path)
+    compare.write_page(path, L)
 
 
 def main(argv=None):

@@ -442,8 +442,13 @@ def write_doc(path, results, data, expected_path, validate_cmd):
     for k, val in sorted(v.items()):
         L.append(f"- {k}: {val}")
     L.append("")
+    write_page(path, L)
+
+
+def write_page(path, lines):
+    """Writes a generated page whole or not at all (a reader never sees half a page)."""
     with open(path + ".tmp", "w") as f:
-        f.write("\n".join(L))
+        f.write("\n".join(lines))
     os.replace(path + ".tmp", path)
 
 
