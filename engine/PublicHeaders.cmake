@@ -52,6 +52,7 @@ set(QNNRULES_PUBLIC_HEADERS
   qnnrules/pipeline/RunReportFormat.h
   qnnrules/report/Baseline.h
   qnnrules/report/DotWriter.h
+  qnnrules/report/ProgressLine.h
   qnnrules/report/SarifWriter.h
   qnnrules/report/SupportedOpsDoc.h
   qnnrules/report/TextStyle.h

@@ -8,6 +8,7 @@
 #include "qnnrules/facts/GraphFacts.h"
 #include "qnnrules/io/GraphReader.h"
 #include "qnnrules/io/OnnxBinding.h"
+#include "qnnrules/passes/CpuForms.h"
 #include "qnnrules/passes/DynamicShapes.h"
 #include "qnnrules/passes/RankFusion.h"
 #include "qnnrules/passes/NumericChecks.h"
@@ -230,6 +231,9 @@ void Engine::runPasses(RunReport& r, WorkingGraph& g, const RunOptions& options)
       DiagnosticList shapes = checkDynamicShapes(*facts, pruned, *lowering->path);
       r.validation.diagnostics.insert(r.validation.diagnostics.end(), std::make_move_iterator(shapes.begin()),
                                       std::make_move_iterator(shapes.end()));
+      DiagnosticList forms = checkCpuForms(*facts, pruned, *lowering->path);
+      r.validation.diagnostics.insert(r.validation.diagnostics.end(), std::make_move_iterator(forms.begin()),
+                                      std::make_move_iterator(forms.end()));
     }
   }
   if (options.partition) {

@@ -97,6 +97,7 @@ CompatibilityMatrix compatibilityMatrix(const EngineOptions& base, const Graph& 
     judgeOf[s] = firstWith.try_emplace(hardware[s], s).first->second;
   }
   m.cells.resize(m.socs.size() * m.configs.size());
+  const size_t judges = firstWith.size();  // validations per config
   for (size_t c = 0; c < m.configs.size(); ++c) {
     // Annotation follows the backend's rules, not the SoC: once per config.
     Graph annotated = graph;
@@ -114,6 +115,7 @@ CompatibilityMatrix compatibilityMatrix(const EngineOptions& base, const Graph& 
       if (judgeOf[s] != s) continue;  // filled from its judge below
       RunReport r = engines[s]->run(annotated, ro);
       ++m.validations;
+      if (options.progress) options.progress(m.validations, judges * m.configs.size(), m.socs[s] + " x " + m.configs[c]);
       if (!r.ok()) return stopped(std::move(m), r.status, r.stageErrors);
       cell.diagnostics = a.diagnostics;
       cell.diagnostics.insert(cell.diagnostics.end(), r.validation.diagnostics.begin(), r.validation.diagnostics.end());

@@ -114,6 +114,7 @@ class Search {
   // Annotates with `config` (and `recipe`, when given) and validates.
   Verdicts run(const std::string& config, const Recipe* recipe) {
     ++runs_;
+    if (o_.progress) o_.progress(runs_, 0, recipe ? config + " with overrides" : config);
     Verdicts v;
     RunOptions ro;
     ro.annotate = AnnotateOptions{};
@@ -127,7 +128,7 @@ class Search {
     for (const Diagnostic& d : r.validation.diagnostics)
       if (!d.node.empty() && d.severity == Severity::kError) v.firstError.try_emplace(d.node, d);
     for (const Node& n : r.graph->nodes())
-      if (n.kind == NodeKind::kCall) v.callNodes.emplace_back(n.name, std::string(r.graph->target(n)));
+      if (n.kind == NodeKind::kCall) v.callNodes.emplace_back(n.name, std::string(r.graph->sourceOp(n)));  // the file's op type
     return v;
   }
 

@@ -44,6 +44,8 @@ void bindDiagnostic(py::module_& m) {
       .def_readonly("message", &Diagnostic::message)
       .def_readonly("node", &Diagnostic::node)
       .def_readonly("op", &Diagnostic::op, "ATen target of the node")
+      .def_readonly("source_op", &Diagnostic::sourceOp,
+                    "the op type the model file names ('onnx::Gemm' for an ONNX node; the ATen target of a .pt2)")
       .def_readonly("port", &Diagnostic::port, "e.g. 'in[1] weight', 'out[0] output'")
       .def_readonly("rule_id", &Diagnostic::ruleId)
       .def_readonly("variant", &Diagnostic::variant)

@@ -127,6 +127,7 @@ PyDelegation delegation(const Engine& e, const Graph& in) {
     py::dict fd;
     fd["node"] = g.node(f.node).name;
     fd["op"] = std::string(g.target(g.node(f.node)));
+    fd["source_op"] = std::string(g.sourceOp(g.node(f.node)));  // "onnx::Gemm" for an ONNX node
     fd["reason"] = std::string(fallbackReasonName(f.reason));
     fd["code"] = f.code ? py::object(py::str(std::string(diagCodeName(*f.code)))) : py::object(py::none());
     fd["message"] = f.message;

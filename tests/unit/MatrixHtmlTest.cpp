@@ -119,7 +119,7 @@ TEST(MatrixHtml, NamesFromTheInputAreEscaped) {
               {"name": "<img src=x onerror=alert(2)>", "kind": "call", "target": "aten.mystery_op.default",
                "args": [{"ref": "x"}], "outputs": [{"dtype": "float32", "shape": [1, 8]}]},
               {"name": "out", "kind": "output", "args": [[{"ref": "<img src=x onerror=alert(2)>"}]]}]})");
-  CompatibilityMatrix m = compatibilityMatrix(builtin(), g, MatrixOptions{{"SM8650"}, {"8a8w"}});
+  CompatibilityMatrix m = compatibilityMatrix(builtin(), g, MatrixOptions{{"SM8650"}, {"8a8w"}, {}});
   ASSERT_TRUE(m.ok()) << m.status.message();
   ASSERT_GT(m.at(0, 0).errors, 0u);
   const std::string page = m.html();

@@ -81,14 +81,14 @@ TEST(Matrix, TextAndJson) {
 
 TEST(Matrix, AllSocsAndConfigsAndBadNames) {
   const Graph g = readGraph(kSource + "/tests/data/annotate/mixed.json");
-  CompatibilityMatrix all = compatibilityMatrix(builtin(), g, MatrixOptions{{"all"}, {"all"}});
+  CompatibilityMatrix all = compatibilityMatrix(builtin(), g, MatrixOptions{{"all"}, {"all"}, {}});
   ASSERT_TRUE(all.ok()) << all.status.message();
   EXPECT_GE(all.socs.size(), 20u);
   EXPECT_GE(all.configs.size(), 8u);
   EXPECT_LT(all.validations, all.cells.size());  // same hardware shares
-  CompatibilityMatrix badSoc = compatibilityMatrix(builtin(), g, MatrixOptions{{"SM9999"}, {"8a8w"}});
+  CompatibilityMatrix badSoc = compatibilityMatrix(builtin(), g, MatrixOptions{{"SM9999"}, {"8a8w"}, {}});
   EXPECT_FALSE(badSoc.ok());
-  CompatibilityMatrix badConfig = compatibilityMatrix(builtin(), g, MatrixOptions{{"SM8650"}, {"17a3w"}});
+  CompatibilityMatrix badConfig = compatibilityMatrix(builtin(), g, MatrixOptions{{"SM8650"}, {"17a3w"}, {}});
   EXPECT_FALSE(badConfig.ok());
 }
 
@@ -98,7 +98,7 @@ TEST(Matrix, AllSocsOfABackendAreTheSocsItRunsOn) {
   const Graph g = readGraph(kSource + "/tests/data/annotate/mixed.json");
   EngineOptions lpai = builtin();
   lpai.backend = "lpai";
-  CompatibilityMatrix m = compatibilityMatrix(lpai, g, MatrixOptions{{"all"}, {"8a8w"}});
+  CompatibilityMatrix m = compatibilityMatrix(lpai, g, MatrixOptions{{"all"}, {"8a8w"}, {}});
   ASSERT_TRUE(m.ok()) << m.status.message();
   Engine probe(builtin());
   ASSERT_TRUE(probe.ok());
@@ -123,7 +123,7 @@ TEST(Matrix, AllSocsOfABackendAreTheSocsItRunsOn) {
   EXPECT_NE(m.html().find("INVALID + WHOLE"), std::string::npos);
   EXPECT_NE(m.html().find("splits into 2 partitions"), std::string::npos);
   // Named, a SoC without one is still refused.
-  EXPECT_FALSE(compatibilityMatrix(lpai, g, MatrixOptions{{"SM8650"}, {"8a8w"}}).ok());
+  EXPECT_FALSE(compatibilityMatrix(lpai, g, MatrixOptions{{"SM8650"}, {"8a8w"}, {}}).ok());
 }
 
 TEST(Matrix, TheCliRunsItFromSocAndConfigs) {
@@ -135,6 +135,28 @@ TEST(Matrix, TheCliRunsItFromSocAndConfigs) {
                            " tests/data/annotate/mixed.json --soc all --configs all --warn --format json");
   EXPECT_EQ(warn.exitCode, 0) << warn.output;
   EXPECT_TRUE(nlohmann::json::accept(warn.output)) << warn.output.substr(0, 300);
+}
+
+}  // namespace
+}  // namespace qnnrules
+
+namespace qnnrules {
+namespace {
+
+// The progress callback hears every validation the matrix makes, counted against the total it
+// will make (SoCs of one hardware share one), in order, with the cell being judged.
+TEST(Matrix, ProgressCountsEveryValidationAgainstTheTotal) {
+  const Graph g = readGraph(kSource + "/tests/data/annotate/mixed.json");
+  std::vector<std::string> seen;
+  MatrixOptions o{{"SM8350", "SA8295", "SM8650"}, {"8a8w", "16a8w"}, {}};
+  o.progress = [&](size_t done, size_t total, std::string_view what) {
+    seen.push_back(std::to_string(done) + "/" + std::to_string(total) + " " + std::string(what));
+  };
+  CompatibilityMatrix m = compatibilityMatrix(builtin(), g, o);
+  ASSERT_TRUE(m.ok()) << m.status.message();
+  EXPECT_EQ(seen, (std::vector<std::string>{"1/4 SM8350 x 8a8w", "2/4 SM8650 x 8a8w", "3/4 SM8350 x 16a8w",
+                                            "4/4 SM8650 x 16a8w"}));
+  EXPECT_EQ(m.validations, 4u);
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
 #include "MatrixRun.h"
 
 #include <iostream>
+#include <optional>
 #include <sstream>
 
+#include "Progress.h"
 #include "qnnrules/Matrix.h"
 #include "qnnrules/io/GraphReader.h"
 #include "qnnrules/io/SafeOutputFile.h"
@@ -33,8 +35,12 @@ std::optional<int> runMatrix(const CliOptions& o) {
     std::cerr << "qnn-validate: error: a compatibility matrix is written as text, json or html, not sarif\n";
     return kExitBadInput;
   }
+  // On a terminal, "qnn-validate: matrix 12/40 SM8650 x 16a8w" while it runs (erased before the report).
+  std::optional<qnnrules::ProgressLine> meter(std::in_place, std::cerr, "qnn-validate: matrix", stderrProgress());
+  showReading(*meter, o.graphPath);
   qnnrules::GraphReadResult read = qnnrules::readGraphFile(o.graphPath);
   if (!read.ok()) {
+    meter.reset();
     std::cerr << "qnn-validate: error: " << read.status.message() << "\n";
     for (const qnnrules::Diagnostic& d : read.errors) std::cerr << qnnrules::formatText(d);
     return kExitBadInput;
@@ -43,7 +49,9 @@ std::optional<int> runMatrix(const CliOptions& o) {
   qnnrules::MatrixOptions mo;
   mo.socs = o.socGiven ? splitSocs(o.soc) : std::vector<std::string>{o.soc};
   mo.configs = o.configs.empty() ? std::vector<std::string>{o.annotate.empty() ? "8a8w" : o.annotate} : o.configs;
+  mo.progress = meter->callback();
   qnnrules::CompatibilityMatrix m = qnnrules::compatibilityMatrix(engineOptions(o), read.graph, mo);
+  meter.reset();
   if (!m.ok()) {
     std::cerr << "qnn-validate: error: " << m.status.message() << "\n";
     for (const qnnrules::Diagnostic& d : m.errors) std::cerr << qnnrules::formatText(d);

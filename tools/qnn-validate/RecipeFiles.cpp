@@ -3,7 +3,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
+#include "Progress.h"
 #include "qnnrules/OrtTensorOverrides.h"
 #include "qnnrules/RecipeSearch.h"
 #include "qnnrules/io/GraphReader.h"
@@ -53,13 +55,22 @@ int writeRecipeFiles(const CliOptions& o, const qnnrules::Engine& engine) {
     return kExitBadInput;
   }
   // The search annotates the graph as read, not the report's already-annotated copy.
+  // On a terminal, "qnn-validate: recipe search 7 16a8w:per_channel" while it runs.
+  std::optional<qnnrules::ProgressLine> meter(std::in_place, std::cerr, suggest ? "qnn-validate: recipe search"
+                                                                                 : "qnn-validate: precision plan",
+                                              stderrProgress());
+  showReading(*meter, o.graphPath);
   qnnrules::GraphReadResult read = qnnrules::readGraphFile(o.graphPath);
   if (!read.ok()) {
+    meter.reset();
     std::cerr << "qnn-validate: error: " << read.status.message() << "\n";
     return kExitBadInput;
   }
-  qnnrules::RecipeSearchResult r = suggest ? qnnrules::suggestRecipe(engine, read.graph, o.annotate)
-                                           : qnnrules::planPrecision(engine, read.graph);
+  qnnrules::RecipeSearchOptions so;
+  so.progress = meter->callback();
+  qnnrules::RecipeSearchResult r = suggest ? qnnrules::suggestRecipe(engine, read.graph, o.annotate, so)
+                                           : qnnrules::planPrecision(engine, read.graph, so);
+  meter.reset();
   if (!r.ok()) {
     std::cerr << "qnn-validate: error: " << (suggest ? "--suggest-recipe" : "--plan") << ": " << r.status.message()
               << "\n";

@@ -16,6 +16,7 @@
 #include <iostream>
 
 #include "CliOptions.h"
+#include "Progress.h"
 #include "OutputFiles.h"
 #include "MatrixRun.h"
 #include "RecipeFiles.h"
@@ -138,7 +139,11 @@ int run(const CliOptions& o) {
   qnnrules::Baseline baseline;
   if (std::optional<int> rc = readBaseline(o, baseline)) return *rc;
 
-  qnnrules::RunReport fresh = engine.run(runOptions(o));
+  qnnrules::RunReport fresh = [&] {
+    qnnrules::ProgressLine meter(std::cerr, "qnn-validate:", stderrProgress());  // erased before the report
+    showReading(meter, o.graphPath);
+    return engine.run(runOptions(o));
+  }();
   if (!o.baseline.empty()) qnnrules::applyBaseline(fresh, baseline);
   const qnnrules::RunReport& report = keepUntilExit(std::move(fresh));
   if (!report.ok()) {

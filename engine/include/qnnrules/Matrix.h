@@ -5,7 +5,9 @@
 // same rules, so they share one validation.
 #pragma once
 
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "qnnrules/Engine.h"
@@ -16,6 +18,9 @@ namespace qnnrules {
 struct MatrixOptions {
   std::vector<std::string> socs;     // SoC names; empty or {"all"}: every SoC of the table
   std::vector<std::string> configs;  // config selections; empty or {"all"}: every config's default selection
+  // Called after each validation with (done, total, "SM8650 x 16a8w"): a front end shows it
+  // (qnn-validate on a terminal's stderr, report/ProgressLine.h). Empty: nothing is called.
+  std::function<void(size_t, size_t, std::string_view)> progress;
 };
 
 struct MatrixCell {

@@ -14,8 +14,10 @@
 // few rounds. Nodes no candidate makes valid stay on CPU, with the reason under the base config.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "qnnrules/Engine.h"
@@ -28,11 +30,14 @@ struct RecipeSearchOptions {
   // activations in each granularity it offers.
   std::vector<std::string> candidates;
   int maxRounds = 4;  // verification rounds after the first choice
+  // Called before each annotate + validate run with (runs so far, 0 = total unknown, the config
+  // it tries): a front end shows it (report/ProgressLine.h). Empty: nothing is called.
+  std::function<void(size_t, size_t, std::string_view)> progress;
 };
 
 struct NodeChoice {
   std::string node;
-  std::string op;
+  std::string op;    // the op type of the user's file (onnx::Conv for an ONNX model; a .pt2's ATen target)
   std::string from;  // the base config (suggest) or "" (plan)
   std::string to;    // the config the recipe gives the node
   std::string why;   // suggest: the diagnostic that made the node fail under the base config

@@ -276,6 +276,7 @@ void Annotator::run(const ConfigSelection& defaultSel) {
       expl_ = &*r_.explanation;
       expl_->node = n.name;
       expl_->op = std::string(g_.target(n));
+      expl_->sourceOp = std::string(g_.sourceOp(n));
       expl_->rule = rule ? rule->id + " (" + rule->mark.toString() + ")" : "no rule covers this op";
       expl_->pattern = rule ? std::string(patternName(rule->pattern)) : "none";
     }

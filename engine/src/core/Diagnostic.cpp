@@ -35,6 +35,7 @@ std::string_view diagCodeName(DiagCode c) {
     case DiagCode::kRank: return "rank";
     case DiagCode::kDynamicShape: return "dynamic-shape";
     case DiagCode::kEmptyTensor: return "empty-tensor";
+    case DiagCode::kLoweringCheck: return "lowering-check";
     case DiagCode::kScaleNotFinite: return "scale-not-finite";
     case DiagCode::kScaleOutOfRange: return "scale-out-of-range";
     case DiagCode::kZeroPointOutOfRange: return "zero-point-out-of-range";
@@ -77,7 +78,7 @@ size_t countSeverity(const DiagnosticList& diags, Severity s) {
 std::string formatText(const Diagnostic& d) {
   // Appended piece by piece into one string: a run with 100k warnings renders each of them.
   std::string s;
-  s.reserve(96 + d.node.size() + d.op.size() + d.module.size() + d.port.size() + d.message.size() +
+  s.reserve(96 + d.node.size() + d.op.size() + d.sourceOp.size() + d.module.size() + d.port.size() + d.message.size() +
             d.ruleId.size() + d.variant.size() + d.expected.size() + d.actual.size() + d.hint.size());
   // `before`, the field escaped, `after`.
   const auto field = [&](std::string_view before, std::string_view value, std::string_view after) {
@@ -91,7 +92,9 @@ std::string formatText(const Diagnostic& d) {
   s += "]: ";
   if (!d.node.empty()) {
     field("node '", d.node, "'");
-    if (!d.op.empty()) field(" (", d.op, ")");
+    // An ONNX node names its own op type first: "(onnx::Gemm as aten.linear.default)".
+    if (!d.sourceOp.empty() && d.sourceOp != d.op) field(" (", d.sourceOp, d.op.empty() ? ")" : " as ");
+    if (!d.op.empty()) field(d.sourceOp.empty() || d.sourceOp == d.op ? " (" : "", d.op, ")");
     if (!d.module.empty()) field(" in module '", d.module, "'");
     if (!d.port.empty()) field(" port ", d.port, "");
     s += ": ";
@@ -124,7 +127,8 @@ std::string formatText(const Diagnostic& d) {
 std::string primaryLocation(const Diagnostic& d) {
   if (!d.node.empty()) {
     std::string s = "node '" + d.node + "'";
-    if (!d.op.empty()) s += " (" + d.op + ")";
+    if (!d.sourceOp.empty() && d.sourceOp != d.op) s += " (" + d.sourceOp + (d.op.empty() ? ")" : " as " + d.op + ")");
+    else if (!d.op.empty()) s += " (" + d.op + ")";
     if (!d.port.empty()) s += " port " + d.port;
     return s;
   }
@@ -187,6 +191,7 @@ void writeJson(JsonWriter& w, const Diagnostic& d) {
   w.field("primary", primaryLocation(d));
   w.field("rule", d.ruleId);
   w.field("severity", severityName(d.severity));
+  if (!d.sourceOp.empty()) w.field("source_op", d.sourceOp);  // node diagnostics: the file's op type
   w.field("variant", d.variant);
   w.endObject();
 }

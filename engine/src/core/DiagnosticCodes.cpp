@@ -45,6 +45,9 @@ constexpr std::array kTable{
     DiagCodeInfo{DiagCode::kEmptyTensor, kValidation,
                  "A tensor of the node has a dimension of 0: the op refuses it (the node runs on CPU), or graph "
                  "composition fails on it (the rule's empty_tensors)."},
+    DiagCodeInfo{DiagCode::kLoweringCheck, kValidation,
+                 "The lowering path refuses this form of the op by its own check, before the backend is asked "
+                 "(the lowering's cpu_forms: ONNX Runtime's QNN EP keeps it on CPU)."},
     DiagCodeInfo{DiagCode::kScaleNotFinite, kNumeric, "A scale is infinite or NaN."},
     DiagCodeInfo{DiagCode::kScaleOutOfRange, kNumeric,
                  "A scale is below 1e-10 (1e-20 for a 32-bit bias encoding) or above float32's largest value."},

@@ -14,6 +14,7 @@ std::string_view fallbackReasonName(FallbackReason r) {
     case FallbackReason::kArchGate: return "arch-gate";
     case FallbackReason::kConstraint: return "constraint";
     case FallbackReason::kDynamicShape: return "dynamic-shape";
+    case FallbackReason::kLoweringCheck: return "lowering-check";
     case FallbackReason::kBackendPolicy: return "backend-policy";
     case FallbackReason::kFollowsCpu: return "follows-cpu";
   }
@@ -66,12 +67,12 @@ std::string formatDelegationText(const Graph& graph, const DelegationReport& r) 
     size_t wNode = 6, wOp = 2;  // at least the headers "on CPU" and "op"
     for (const Fallback& f : r.fallbacks) {
       wNode = std::max(wNode, graph.node(f.node).name.size());
-      wOp = std::max(wOp, graph.target(graph.node(f.node)).size());
+      wOp = std::max(wOp, graph.sourceOp(graph.node(f.node)).size());
     }
     s += fmt::format("  {:<{}}  {:<{}}  {:<14}  {:<20}  {}\n", "on CPU", wNode, "op", wOp, "reason", "code", "why");
     for (const Fallback& f : r.fallbacks) {
       const Node& n = graph.node(f.node);
-      s += fmt::format("  {:<{}}  {:<{}}  {:<14}  {:<20}  {}\n", n.name, wNode, graph.target(n), wOp,
+      s += fmt::format("  {:<{}}  {:<{}}  {:<14}  {:<20}  {}\n", n.name, wNode, graph.sourceOp(n), wOp,
                        fallbackReasonName(f.reason), f.code ? diagCodeName(*f.code) : std::string_view("-"),
                        f.message);
     }
@@ -80,7 +81,7 @@ std::string formatDelegationText(const Graph& graph, const DelegationReport& r) 
   if (r.sessionFailure) {
     const Node& n = graph.node(r.sessionFailure->node);
     s += fmt::format("  error[session-failure]: node '{}' ({}): {}; the backend refuses it: {}\n", n.name,
-                     graph.target(n), r.sessionFailure->message, r.sessionFailure->cause);
+                     graph.sourceOp(n), r.sessionFailure->message, r.sessionFailure->cause);
   }
   if (r.fullDelegationRequired) {
     s += std::string("full delegation: required, ") + (r.ok() ? "satisfied" : "NOT satisfied") + "\n";
@@ -135,6 +136,7 @@ void writeDelegationJson(JsonWriter& w, const Graph& graph, const DelegationRepo
     w.field("op", graph.target(n));
     w.field("reason", fallbackReasonName(f.reason));
     w.field("rule", f.ruleId);
+    w.field("source_op", graph.sourceOp(n));
     w.endObject();
   }
   w.endArray();
@@ -172,6 +174,7 @@ void writeDelegationJson(JsonWriter& w, const Graph& graph, const DelegationRepo
     w.field("node", n.name);
     w.field("op", graph.target(n));
     w.field("rule", r.sessionFailure->ruleId);
+    w.field("source_op", graph.sourceOp(n));
     w.endObject();
   } else {
     w.null();

@@ -18,6 +18,7 @@ FallbackReason reasonOf(DiagCode code) {
     case DiagCode::kUnsupportedOp: return FallbackReason::kUnsupported;
     case DiagCode::kArchGate: return FallbackReason::kArchGate;
     case DiagCode::kDynamicShape: return FallbackReason::kDynamicShape;
+    case DiagCode::kLoweringCheck: return FallbackReason::kLoweringCheck;
     default: return FallbackReason::kConstraint;
   }
 }
@@ -229,10 +230,12 @@ void Partitioner::classify() {
     std::optional<uint32_t> idx;
     if (d.nodeIndex < n) idx = d.nodeIndex;
     else idx = g_.findNode(d.node);
-    // A shape known only at run time refuses the node before the backend is asked (the EP's
-    // GetCapability): that is its reason whatever else is wrong with it.
-    if (idx && (firstError_[*idx] < 0 || (d.code == DiagCode::kDynamicShape &&
-                                          validation_.diagnostics[firstError_[*idx]].code != DiagCode::kDynamicShape)))
+    // A shape known only at run time, or a form the path refuses itself, keeps the node off the
+    // backend before it is asked (the EP's GetCapability): that is its reason whatever else is
+    // wrong with it.
+    const auto beforeBackend = [](DiagCode c) { return c == DiagCode::kDynamicShape || c == DiagCode::kLoweringCheck; };
+    if (idx && (firstError_[*idx] < 0 ||
+                (beforeBackend(d.code) && !beforeBackend(validation_.diagnostics[firstError_[*idx]].code))))
       firstError_[*idx] = static_cast<int32_t>(i);
   }
   std::vector<std::string> policyReason(n);

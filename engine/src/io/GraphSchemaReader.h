@@ -212,7 +212,7 @@ class Reader {
       wrongType("a node object", n);
       return;
     }
-    const auto nodeFields = fields<Keys<"name", "kind", "target", "module", "outputs", "args", "kwargs", "meta">>(n);
+    const auto nodeFields = fields<Keys<"name", "kind", "target", "source_op", "module", "outputs", "args", "kwargs", "meta">>(n);
     Node node;
     std::optional<V> name = field<"name">(nodeFields);
     if (!name) {
@@ -253,6 +253,16 @@ class Reader {
       PathScope s(path_, "target");
       error("only call nodes have a target", "no target for kind " + std::string(nodeKindName(node.kind)),
             target->dump());
+    }
+    if (std::optional<V> sourceOp = field<"source_op">(nodeFields)) {
+      // The op type the user's own file named (an ONNX model's "onnx::Gemm"): reports show it.
+      PathScope s(path_, "source_op");
+      if (node.kind != NodeKind::kCall) {
+        error("only call nodes have a source op", "no source_op for kind " + std::string(nodeKindName(node.kind)),
+              sourceOp->dump());
+      } else if (auto op = nonEmptyString(*sourceOp, "the op type of the user's file, such as \"onnx::Gemm\"")) {
+        node.sourceId = out_.graph.internTarget(*op);
+      }
     }
     if (std::optional<V> module = field<"module">(nodeFields)) {
       PathScope s(path_, "module");

@@ -35,6 +35,7 @@ class Writer {
     j["name"] = n.name;
     j["kind"] = std::string(nodeKindName(n.kind));
     if (n.kind == NodeKind::kCall) j["target"] = std::string(g_.target(n));
+    if (n.sourceId != Node::kNoTarget) j["source_op"] = std::string(g_.sourceOp(n));
     if (std::string_view module = g_.modulePath(n); !module.empty()) j["module"] = std::string(module);
     if (!n.args.empty()) {
       ojson args = ojson::array();

@@ -141,6 +141,7 @@ size_t bindOnnxOps(Graph& graph, const RuleSet& rules) {
       if (!matches(graph, n, rule.onnx[c.mapping])) continue;
       auto [slot, fresh] = targetOf.try_emplace(&c, Node::kNoTarget);
       if (fresh) slot->second = graph.internTarget(c.target);  // once per entry, not per node
+      if (n.sourceId == Node::kNoTarget) n.sourceId = n.targetId;  // the user's op type, for every report
       n.targetId = slot->second;
       auto [gemm, firstSeen] = gemmEntry.try_emplace(&c, false);
       if (firstSeen) gemm->second = rule.onnx[c.mapping].opType == "Gemm" && c.portOf.size() > 1 && c.portOf[1] >= 0;

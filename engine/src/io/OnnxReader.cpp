@@ -397,6 +397,7 @@ class Builder {
     n.kind = NodeKind::kCall;
     const std::string op = std::string(quantize ? "quantize" : "dequantize") + (perTensor ? "_per_tensor" : "_per_channel");
     n.targetId = graph_.internTarget("quantized_decomposed." + op + ".default");
+    n.sourceId = graph_.internTarget((isDefaultDomain(on.domain()) ? std::string("onnx") : on.domain()) + "::" + on.op_type());
     StatusOr<Argument> xa = ref(x, label);
     if (!xa.isOk()) return xa.status();
     n.args.push_back(std::move(*xa));

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "../yaml/StrictYaml.h"
+#include "CpuFormsLoader.h"
 #include "qnnrules/model/Lowering.h"
 
 namespace qnnrules {
@@ -12,10 +13,11 @@ namespace {
 
 using namespace strictyaml;  // NOLINT(google-build-using-namespace): the shared strict-YAML helpers
 
-constexpr std::array<std::string_view, 11> kTopKeys = {"version",          "lowering",         "description",
+constexpr std::array<std::string_view, 12> kTopKeys = {"version",          "lowering",         "description",
                                                       "default_for",      "session_failure",  "noop_conversions",
                                                       "ungrouped_qdq_nodes", "dynamic_shapes",
-                                                      "rank6_reshape_transpose", "quantized_constants", "rewrites"};
+                                                      "rank6_reshape_transpose", "quantized_constants", "cpu_forms",
+                                                      "rewrites"};
 constexpr std::array<std::string_view, 2> kSessionKeys = {"onnx_ops", "message"};
 constexpr std::array<std::string_view, 2> kDynamicShapeKeys = {"nodes", "message"};
 constexpr std::array<std::string_view, 9> kRewriteKeys = {"id",  "rules", "targets", "when", "static",
@@ -51,6 +53,7 @@ class LoweringLoader : public StrictYamlReader {
     if (const Entry* e = top.get("dynamic_shapes")) readDynamicShapes(*e, p);
     readChoice(top, "rank6_reshape_transpose", "fuse", "as_read", p.fuseRank6ReshapeTranspose);
     readChoice(top, "quantized_constants", "computed", "folded", p.computesQuantizedConstants);
+    if (const Entry* e = top.get("cpu_forms")) readCpuForms(*this, e->value, p.cpuForms);
     if (const Entry* e = top.get("rewrites")) {
       if (!e->value.IsSequence()) {
         error(DiagCode::kWrongType, mark(e->value), "'rewrites' must be a list of rewrites", "a list",

@@ -29,7 +29,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // Bump when a stored type or the layout changes: files of another version are ignored.
-constexpr uint32_t kFormatVersion = 10;  // 4: hardware columns (SoC versions, gates) as data; 5: kind values; 6: a manifest's `default`, the default backend; 7: lowering paths; 8: rank limits, rewrite targets; 9: empty tensors; 10: non-finite scales, a path computing quantized constants
+constexpr uint32_t kFormatVersion = 11;  // 4: hardware columns (SoC versions, gates) as data; 5: kind values; 6: a manifest's `default`, the default backend; 7: lowering paths; 8: rank limits, rewrite targets; 9: empty tensors; 10: non-finite scales, a path computing quantized constants; 11: cpu_forms
 constexpr char kMagic[8] = {'Q', 'N', 'N', 'R', 'C', 'A', 'C', 'H'};
 // magic, format version, digest, payload checksum, payload size.
 constexpr size_t kHeaderBytes = sizeof kMagic + 4 + 8 + 8 + 8;

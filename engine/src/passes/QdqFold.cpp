@@ -290,6 +290,7 @@ QdqFoldResult foldQdq(const Graph& in) {
     d.code = DiagCode::kQdqMismatch;
     d.node = n.name;
     d.op = std::string(in.target(n));
+    d.sourceOp = std::string(in.sourceOp(n));
     d.message = std::move(message);
     r.diagnostics.push_back(std::move(d));
   };
@@ -341,6 +342,7 @@ QdqFoldResult foldQdq(const Graph& in) {
     Node copy = n;
     copy.targetId = n.kind == NodeKind::kCall ? r.graph.internTarget(in.target(n)) : Node::kNoTarget;
     copy.moduleId = r.graph.internModule(in.modulePath(n));
+    if (n.sourceId != Node::kNoTarget) copy.sourceId = r.graph.internTarget(in.sourceOp(n));
     for (Argument& a : copy.args) fix(a);
     for (auto& kv : copy.kwargs) fix(kv.second);
     if (unreadable)

@@ -21,6 +21,7 @@ void writeExplanation(JsonWriter& w, const NodeExplanation& e) {
   w.beginObject();
   w.field("node", e.node);
   w.field("op", e.op);
+  w.field("source_op", e.sourceOp);
   w.field("rule", e.rule);
   w.field("pattern", e.pattern);
   w.field("config", e.config);
@@ -72,6 +73,7 @@ void writeOps(JsonWriter& w, const std::vector<OpSummaryRow>& rows) {
   for (const OpSummaryRow& r : rows) {
     w.beginObject();
     w.field("op", r.op);
+    if (!r.targets.empty()) w.field("rule_targets", r.targets);
     w.field("nodes", r.count);
     w.field("delegated", r.delegated);
     w.field("on_cpu", r.onCpu);
@@ -242,6 +244,7 @@ void writeReport(JsonWriter& w, const RunReport& r) {
       w.beginObject();
       w.field("node", n.name);
       w.field("op", r.graph->target(n));
+      w.field("source_op", r.graph->sourceOp(n));
       w.field("partition", row.partition);
       w.key("codes");
       w.beginArray();

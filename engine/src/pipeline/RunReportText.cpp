@@ -13,7 +13,8 @@ namespace qnnrules {
 namespace {
 
 void appendExplanation(const NodeExplanation& e, std::string& s) {
-  s += "node '" + e.node + "' (" + e.op + ")\n";
+  const bool bound = !e.sourceOp.empty() && e.sourceOp != e.op;  // an ONNX node: its own op type first
+  s += "node '" + e.node + "' (" + (bound ? e.sourceOp + " as " : std::string()) + e.op + ")\n";
   s += "  rule:       " + e.rule + "\n  pattern:    " + e.pattern + "\n  config:     " + e.config +
        "\n  decided by: " + e.decidedBy + "\n";
   for (const PortDecision& p : e.ports) s += "  " + p.port + ": " + p.spec + "\n      from " + p.source + "\n";

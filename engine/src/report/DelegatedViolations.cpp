@@ -35,7 +35,7 @@ std::string formatDelegatedViolations(const Graph& graph, const std::vector<Dele
   size_t nodeWidth = 4, opWidth = 2;
   for (const DelegatedViolation& r : rows) {
     nodeWidth = std::max(nodeWidth, graph.node(r.node).name.size());
-    opWidth = std::max(opWidth, graph.target(graph.node(r.node)).size());
+    opWidth = std::max(opWidth, graph.sourceOp(graph.node(r.node)).size());
   }
   std::string s = fmt::format(
       "delegated with violations (warn mode): {} node(s); the backend may reject them when the graph is lowered\n",
@@ -45,7 +45,7 @@ std::string formatDelegatedViolations(const Graph& graph, const std::vector<Dele
     std::string codes;
     for (const std::string& c : r.codes) codes += (codes.empty() ? "" : ", ") + c;
     s += fmt::format("  {:<{}}  {:<{}}  {:>9}  {}\n", graph.node(r.node).name, nodeWidth,
-                     graph.target(graph.node(r.node)), opWidth, r.partition, codes);
+                     graph.sourceOp(graph.node(r.node)), opWidth, r.partition, codes);
   }
   return s;
 }

@@ -32,7 +32,11 @@ void writeNode(std::string& s, const Graph& g, const DelegationReport& r, uint32
   const Node& n = g.node(i);
   const NodeDelegation& nd = r.nodes[i];
   std::string label = n.name;
-  if (n.kind == NodeKind::kCall) label += "\n" + std::string(g.target(n));
+  if (n.kind == NodeKind::kCall) {
+    // The user's op type first when a reader bound the node to a rule's target (ONNX).
+    if (n.sourceId != Node::kNoTarget && g.sourceOp(n) != g.target(n)) label += "\n" + std::string(g.sourceOp(n)) + " as";
+    label += "\n" + std::string(g.target(n));
+  }
   if (nd.placement == Placement::kCpu && nd.reason != FallbackReason::kNone)
     label += "\nCPU: " + std::string(fallbackReasonName(nd.reason));
   else if (nd.invalid)

@@ -58,6 +58,8 @@ inline constexpr std::string_view kAfterData = R"html(
   const report = JSON.parse(document.getElementById("report-data").textContent);
   const PAGE = 100;  // items drawn per list before "show more"
 
+  // An ONNX node's own op type first: "onnx::Gemm as aten.linear.default".
+  function opText(x) { return x.source_op && x.source_op !== x.op ? x.source_op + " as " + x.op : x.op; }
   function el(tag, attrs, ...children) {
     const e = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs || {})) {
@@ -139,10 +141,10 @@ inline constexpr std::string_view kAfterData = R"html(
       }
       table.append(el("thead", {}, head));
       const body = el("tbody");
-      const rows = (report.ops || []).filter(r => r.op.toLowerCase().includes(filter));
+      const rows = (report.ops || []).filter(r => (r.op + " " + (r.rule_targets || "")).toLowerCase().includes(filter));
       rows.sort((a, b) => (a[sortKey] < b[sortKey] ? -1 : a[sortKey] > b[sortKey] ? 1 : 0) * (desc ? -1 : 1));
       for (const r of rows)
-        body.append(el("tr", { class: r.on_cpu ? "has-cpu" : "" }, el("td", { class: "code", text: r.op }),
+        body.append(el("tr", { class: r.on_cpu ? "has-cpu" : "" }, el("td", { class: "code", text: r.op + (r.rule_targets ? " as " + r.rule_targets : "") }),
           el("td", { class: "num", text: r.nodes }), el("td", { class: "num", text: r.delegated }),
           el("td", { class: "num", text: r.on_cpu }), el("td", { class: "num", text: r.diagnostics })));
       table.append(body);
@@ -184,12 +186,12 @@ inline constexpr std::string_view kAfterData = R"html(
     let filter = "", timer = 0;
     function render() {
       box.textContent = "";
-      const items = filter ? all.filter(d => [d.node, d.op, d.code, d.rule, d.message, d.port].join(" ").toLowerCase().includes(filter)) : all;
+      const items = filter ? all.filter(d => [d.node, d.op, d.source_op, d.code, d.rule, d.message, d.port].join(" ").toLowerCase().includes(filter)) : all;
       if (!items.length) { box.append(el("p", { class: "muted", text: all.length ? "no diagnostic matches" : "no diagnostics" })); return; }
       const byCode = new Map();
       for (const d of items) {
         if (!byCode.has(d.code)) byCode.set(d.code, new Map());
-        const byOp = byCode.get(d.code), op = d.op || "(no op)";
+        const byOp = byCode.get(d.code), op = opText(d) || "(no op)";
         if (!byOp.has(op)) byOp.set(op, []);
         byOp.get(op).push(d);
       }
@@ -226,7 +228,7 @@ inline constexpr std::string_view kAfterData = R"html(
       el("th", { text: "reason" }), el("th", { text: "why" }))));
     const body = el("tbody");
     for (const f of list.slice(0, 1000))
-      body.append(el("tr", {}, el("td", { class: "code", text: f.node }), el("td", { class: "code", text: f.op }),
+      body.append(el("tr", {}, el("td", { class: "code", text: f.node }), el("td", { class: "code", text: opText(f) }),
         el("td", { text: f.reason }), el("td", { text: f.message + (f.hint ? " — hint: " + f.hint : "") })));
     table.append(body);
     box.append(table);
@@ -243,7 +245,7 @@ inline constexpr std::string_view kAfterData = R"html(
       el("th", { text: "partition" }), el("th", { text: "codes" }))));
     const body = el("tbody");
     for (const d of list.slice(0, 1000))
-      body.append(el("tr", {}, el("td", { class: "code", text: d.node }), el("td", { class: "code", text: d.op }),
+      body.append(el("tr", {}, el("td", { class: "code", text: d.node }), el("td", { class: "code", text: opText(d) }),
         el("td", { text: String(d.partition) }), el("td", { class: "code", text: d.codes.join(", ") })));
     table.append(body);
     box.append(table);

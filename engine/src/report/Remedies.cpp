@@ -158,6 +158,12 @@ void adaptDiagnostics(DiagnosticList& diagnostics, const Graph& graph, const Rul
   const bool modules = !graph.modules().empty();
   for (Diagnostic& d : diagnostics) {
     if (d.node.empty()) continue;
+    if (d.sourceOp.empty()) {
+      // The op type the user's file names: the judged graph's node, else the op the check named.
+      if (d.nodeIndex < graph.nodes().size()) d.sourceOp = std::string(graph.sourceOp(graph.node(d.nodeIndex)));
+      else if (std::optional<uint32_t> i = graph.findNode(d.node)) d.sourceOp = std::string(graph.sourceOp(graph.node(*i)));
+      else d.sourceOp = d.op;
+    }
     if (d.module.empty()) {
       if (modules) {
         if (std::optional<uint32_t> i = graph.findNode(d.node)) d.module = std::string(graph.modulePath(graph.node(*i)));

@@ -10,6 +10,8 @@
 //   QnnQuantizer options are named beside them (pytorch/executorch
 //   backends/qualcomm/quantizer/quantizer.py: QuantDtype, set_default_quant_config).
 // - The `no-rule` hint carries an overlay rule to start from.
+// - Source ops: Diagnostic::sourceOp, the op type the user's file names for the node (an ONNX
+//   node's "onnx::Gemm" beside the rule's aten.linear.default).
 // - Module paths: Diagnostic::module, from the graph's module path (nn_module_stack of a .pt2)
 //   or an ONNX node name's namespace ("/layer1/layer1.0/conv1/Conv" -> "/layer1/layer1.0/conv1").
 #pragma once

@@ -120,9 +120,9 @@ json result(const Diagnostic& d, RuleTable& rules, const SarifRun& run) {
         json::array({{{"id", 0}, {"physicalLocation", physical(d.mark)}, {"message", {{"text", what}}}}});
   }
   json props = {{"code", diagCodeName(d.code)}};
-  const std::array<std::pair<const char*, const std::string*>, 8> fields{
-      {{"node", &d.node}, {"module", &d.module}, {"op", &d.op}, {"port", &d.port}, {"variant", &d.variant}, {"expected", &d.expected},
-       {"actual", &d.actual}, {"hint", &d.hint}}};
+  const std::array<std::pair<const char*, const std::string*>, 9> fields{
+      {{"node", &d.node}, {"module", &d.module}, {"op", &d.op}, {"source_op", &d.sourceOp}, {"port", &d.port},
+       {"variant", &d.variant}, {"expected", &d.expected}, {"actual", &d.actual}, {"hint", &d.hint}}};
   for (const auto& [key, value] : fields)
     if (!value->empty()) props[key] = *value;
   r["properties"] = std::move(props);

@@ -78,10 +78,10 @@ class Case:
         _, tdt, qmin, qmax = QTYPES[dtype]
         shape = self.shapes[t]
         self.json_nodes.append({"name": q, "kind": "call", "target": "quantized_decomposed.quantize_per_tensor.default",
-                                "args": [ref(t), f32(scale), zp, qmin, qmax, tdt],
+                                "source_op": "onnx::QuantizeLinear", "args": [ref(t), f32(scale), zp, qmin, qmax, tdt],
                                 "outputs": [{"dtype": tdt[6:], "shape": shape}]})
         self.json_nodes.append({"name": dq, "kind": "call", "target": "quantized_decomposed.dequantize_per_tensor.default",
-                                "args": [ref(q), f32(scale), zp, qmin, qmax, tdt],
+                                "source_op": "onnx::DequantizeLinear", "args": [ref(q), f32(scale), zp, qmin, qmax, tdt],
                                 "outputs": [{"dtype": "float32", "shape": shape}]})
         return dq
 
@@ -117,7 +117,7 @@ class Case:
             ch_axis = (1 if axis == 0 else 0) if block is not None else axis
             args = [ref(name), [f32(v) for v in scales], zps, ch_axis, qmin, qmax, tdt]
             target = "quantized_decomposed.dequantize_per_channel.default"
-        node = {"name": dq, "kind": "call", "target": target, "args": args,
+        node = {"name": dq, "kind": "call", "target": target, "source_op": "onnx::DequantizeLinear", "args": args,
                 "outputs": [{"dtype": "float32", "shape": shape}]}
         if block is not None:
             node["kwargs"] = {"block_size": [block if d == axis else 1 for d in range(len(shape))]}
@@ -128,7 +128,11 @@ class Case:
         self.nodes.append(helper.make_node(op_type, inputs, [name], name=name, **(attrs or {})))
         self.shapes[name] = out_shape
         args = [ref(i) if i else None for i in (json_inputs if json_inputs is not None else inputs)]
-        self.json_nodes.append({"name": name, "kind": "call", "target": aten, "args": args,
+        # The op type the ONNX model names, which the reader keeps beside the rule's target.
+        json_node = {"name": name, "kind": "call", "target": aten}
+        if aten != "onnx::" + op_type:
+            json_node["source_op"] = "onnx::" + op_type
+        self.json_nodes.append({**json_node, "args": args,
                                 "outputs": [{"dtype": "float32", "shape": out_shape}]})
         return name
 

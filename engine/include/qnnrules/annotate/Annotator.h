@@ -39,6 +39,7 @@ struct PortDecision {
 struct NodeExplanation {
   std::string node;
   std::string op;
+  std::string sourceOp;    // the op type the user's file names (Graph::sourceOp)
   std::string rule;        // "htp.conv2d (rules/htp/ops/conv.yaml:3:5)", or why none
   std::string pattern;
   std::string config;      // the selection that applied

@@ -39,6 +39,7 @@ enum class DiagCode : uint16_t {
   kRank,               // a tensor's rank is above what the op takes (the rule's max_rank)
   kDynamicShape,       // a tensor's shape is known only at run time, and the lowering path needs static shapes: CPU
   kEmptyTensor,        // a tensor has a dimension of 0, which the op refuses (or graph composition fails on)
+  kLoweringCheck,      // the lowering path refuses this form of the op itself, before the backend is asked: CPU
   // --- quantization parameters, whatever the rules say (passes/NumericChecks.h) ---
   kScaleNotFinite = 50,     // a scale is infinite or NaN
   kScaleOutOfRange,         // a scale is below 1e-10 or above 1e10
@@ -79,6 +80,9 @@ struct Diagnostic {
   // Graph context (empty for rule-file diagnostics).
   std::string node;
   std::string op;        // ATen target
+  // The op type the user's file names for the node ("onnx::Gemm" for an ONNX node bound to
+  // aten.linear.default; a .pt2's ATen target, the same as `op`); empty without a node.
+  std::string sourceOp;
   std::string port;      // e.g. "in[1] weight", "out[0] output"
   // Where the node sits in the model: its module path ("layer1.0.conv1", a .pt2's
   // nn_module_stack) or an ONNX node name's namespace ("/layer1/layer1.0/conv1"); may be empty.
@@ -108,7 +112,8 @@ struct DiagnosticNote {
   SourceMark mark;      // where the note points (unknown for expected / actual / hint)
   std::string message;  // "rule htp.linear, variant a16w4_block", "expected: HTP V69 or newer"
 };
-// "node 'proj' (aten.linear.default) port in[1] weight", or "rules/x.yaml:3:5 at /nodes/2"
+// "node 'proj' (aten.linear.default) port in[1] weight" (an ONNX node: "node 'fc' (onnx::Gemm as
+// aten.linear.default)"), or "rules/x.yaml:3:5 at /nodes/2"
 // for a file error, or "" when the diagnostic has no location.
 std::string primaryLocation(const Diagnostic& d);
 std::vector<DiagnosticNote> notesOf(const Diagnostic& d);

@@ -34,6 +34,7 @@ enum class FallbackReason : uint8_t {
   kArchGate,       // no variant of the rule (or of the node's annotation) is available on the SoC
   kConstraint,     // the node violates its rule's required constraints
   kDynamicShape,   // the lowering path needs static shapes and one of the node's is known only at run time
+  kLoweringCheck,  // the lowering path refuses this form of the op itself (its cpu_forms), before asking the backend
   kBackendPolicy,  // the backend keeps it on CPU by design (LPAI graph-input Q, graph-output DQ)
   kFollowsCpu,     // plumbing whose producer runs on CPU
 };

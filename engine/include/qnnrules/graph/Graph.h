@@ -84,6 +84,10 @@ struct Node {
   // Index into Graph::modules() of the module path, e.g. "layer1.0.conv1" (from
   // nn_module_stack); kNoModule when the node has none. Read it with Graph::modulePath(node).
   uint32_t moduleId = kNoModule;
+  // The op the user's file names, when a reader bound the node to a rule's target (an ONNX
+  // Gemm, "onnx::Gemm", bound to aten.linear.default): an index into Graph::targets(), or
+  // kNoTarget when the target is the file's own op (.pt2, JSON). Read it with Graph::sourceOp.
+  uint32_t sourceId = kNoTarget;
 
   static constexpr uint32_t kNoTarget = UINT32_MAX;
   static constexpr uint32_t kNoModule = UINT32_MAX;
@@ -114,6 +118,11 @@ class Graph {
   }
 
   uint32_t internTarget(std::string_view target);
+  // The op type the user sees in their file: an ONNX node's "onnx::Gemm" (domain::op_type) after
+  // binding, a .pt2's ATen target.
+  std::string_view sourceOp(const Node& n) const {
+    return n.sourceId == Node::kNoTarget ? target(n) : std::string_view(targets_[n.sourceId]);
+  }
 
   // Interned module paths, like targets: a real export has a few hundred distinct paths for
   // hundreds of thousands of nodes, most longer than a short string, so each is stored once.

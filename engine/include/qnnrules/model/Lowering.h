@@ -57,6 +57,37 @@ struct LoweringRewrite {
   SourceMark mark;
 };
 
+// One condition of a CPU form on an ONNX attribute (YAML `when: {axis: {default: -1, last_axis:
+// false}}`): the attribute's value (or `fallback` when the node has none; a node without either
+// does not meet the condition) must be one of `in`, none of `notIn`, name (or not) the last axis
+// of input 0, and pass (or fail) the named form test (`form`, `notForm`; e.g. einsum_matmul).
+struct AttributeTest {
+  std::string attribute;
+  std::optional<double> fallbackNumber;       // `default` when it is a number
+  std::optional<std::string> fallbackString;  // `default` when it is a string
+  std::vector<double> inNumbers;
+  std::vector<std::string> inStrings;
+  std::vector<double> notInNumbers;
+  std::vector<std::string> notInStrings;
+  std::optional<bool> lastAxis;               // the integer is (true) or is not (false) input 0's last axis
+  std::string form;                           // a named test of the value (passes/CpuForms.h)
+  bool formNegated = false;                   // `not_form`: the value must fail it
+};
+
+// A form of an ONNX op the path keeps on CPU by its own check, before the backend is asked (ORT's
+// QNN EP: its op builders' IsOpSupported). A node of that op type meeting every condition is
+// refused with `message`, the sentence the path logs (YAML `cpu_forms`).
+struct CpuForm {
+  std::string id;
+  std::string onnxOp;                // "onnx::LayerNormalization" (Graph::sourceOp's spelling)
+  std::vector<int> ranks;            // ranks of input 0 it applies to (YAML `when: {rank: [3, 5]}`); empty: any
+  std::vector<AttributeTest> when;
+  std::string message;               // what the path says when it refuses the node
+  std::string expected;              // the forms it takes, for the diagnostic's `expected`
+  std::string hint;                  // how to reach one of them (optional)
+  SourceMark mark;
+};
+
 struct LoweringPath {
   std::string name;                       // "ort-qnn"
   std::string description;                // one sentence
@@ -88,6 +119,8 @@ struct LoweringPath {
   // backend judges it; the reader marks such values (TensorMeta::runtimeValue; YAML
   // `quantized_constants: computed`).
   bool computesQuantizedConstants = false;
+  // Forms of ONNX ops the path refuses itself, before the backend is asked (YAML `cpu_forms`).
+  std::vector<CpuForm> cpuForms;
   SourceMark mark;
   std::string origin;                     // the rules directory it came from
 };

@@ -1,4 +1,5 @@
-// The per-op summary of a run: for each op of the graph, how many compute nodes use it, how
+// The per-op summary of a run: for each op type of the user's file (ONNX input groups by its
+// op types, not by the rules' targets), how many compute nodes use it, how
 // many the backend runs, how many fall back to CPU, and how many diagnostics name it. The
 // text table, the JSON report's "ops" and the HTML page all show these rows.
 #pragma once
@@ -14,7 +15,10 @@
 namespace qnnrules {
 
 struct OpSummaryRow {
-  std::string op;          // ATen target (or the op a diagnostic names)
+  std::string op;          // the op type the user's file names (Graph::sourceOp): an ONNX
+                           // model's "onnx::Gemm", a .pt2's ATen target
+  std::string targets;     // the rules' targets its nodes were bound to, when not `op` itself
+                           // ("aten.addmm.default, aten.linear.default")
   size_t count = 0;        // compute nodes with this op
   size_t delegated = 0;
   size_t onCpu = 0;

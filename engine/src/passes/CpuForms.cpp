@@ -1,0 +1,118 @@
+#include "qnnrules/passes/CpuForms.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "../model/CpuFormTests.h"
+
+namespace qnnrules {
+namespace {
+
+// An attribute's value as a test reads it: a number, a string, or neither (absent, a list).
+struct Value {
+  bool isNumber = false;
+  double number = 0.0;
+  bool isText = false;
+  std::string_view text;
+};
+
+Value attributeValue(const Node& n, const AttributeTest& t) {
+  Value v;
+  for (const auto& [name, a] : n.kwargs) {
+    if (name != t.attribute) continue;
+    if (a.kind == Argument::Kind::kInt) v = {true, static_cast<double>(a.i), false, {}};
+    else if (a.kind == Argument::Kind::kFloat) v = {true, a.f, false, {}};
+    else if (a.kind == Argument::Kind::kString) v = {false, 0.0, true, a.s};
+    return v;
+  }
+  if (t.fallbackNumber) v = {true, *t.fallbackNumber, false, {}};
+  else if (t.fallbackString) v = {false, 0.0, true, *t.fallbackString};
+  return v;
+}
+
+// The rank of the node's first input (else its first output); -1 when unknown.
+int rankOfInput0(const Graph& g, const Node& n) {
+  if (!n.args.empty() && n.args[0].kind == Argument::Kind::kTensor) {
+    const Node& p = g.node(n.args[0].tensor.node);
+    if (n.args[0].tensor.output < p.outputs.size()) return static_cast<int>(p.outputs[n.args[0].tensor.output].shape.size());
+  }
+  return n.outputs.empty() ? -1 : static_cast<int>(n.outputs[0].shape.size());
+}
+
+bool contains(const std::vector<double>& xs, double x) { return std::find(xs.begin(), xs.end(), x) != xs.end(); }
+bool contains(const std::vector<std::string>& xs, std::string_view x) {
+  return std::find(xs.begin(), xs.end(), x) != xs.end();
+}
+
+// Whether the node meets the test; `seen` gets "axis = 1 of rank 3" for the diagnostic.
+bool meets(const Graph& g, const Node& n, const AttributeTest& t, std::string& seen) {
+  const Value v = attributeValue(n, t);
+  if (!v.isNumber && !v.isText) return false;
+  if (!t.inNumbers.empty() || !t.inStrings.empty()) {
+    if (v.isNumber ? !contains(t.inNumbers, v.number) : !contains(t.inStrings, v.text)) return false;
+  }
+  if (v.isNumber ? contains(t.notInNumbers, v.number) : contains(t.notInStrings, v.text)) return false;
+  std::string rank;
+  if (t.lastAxis) {
+    const int r = rankOfInput0(g, n);
+    if (!v.isNumber || r <= 0) return false;
+    const auto axis = static_cast<int64_t>(v.number);
+    const int64_t normalized = axis < 0 ? axis + r : axis;
+    if ((normalized == r - 1) != *t.lastAxis) return false;
+    rank = fmt::format(" of rank {}", r);
+  }
+  if (!t.form.empty() && (!v.isText || passesCpuFormTest(t.form, v.text) == t.formNegated)) return false;
+  if (!seen.empty()) seen += ", ";
+  seen += t.attribute + " = " + (v.isNumber ? fmt::format("{}", v.number) : std::string(v.text)) + rank;
+  return true;
+}
+
+}  // namespace
+
+DiagnosticList checkCpuForms(const GraphFacts& facts, const PruneResult& pruned, const LoweringPath& path) {
+  DiagnosticList out;
+  if (path.cpuForms.empty()) return out;
+  const Graph& g = facts.graph();
+  // The forms of each op type, by the graph's interned target ids: a node costs one index.
+  std::vector<std::vector<const CpuForm*>> formsOf(g.targets().size());
+  bool any = false;
+  for (size_t t = 0; t < g.targets().size(); ++t)
+    for (const CpuForm& f : path.cpuForms)
+      if (g.targets()[t] == f.onnxOp) formsOf[t].push_back(&f), any = true;
+  if (!any) return out;
+  for (uint32_t i = 0; i < g.nodes().size(); ++i) {
+    const Node& node = g.nodes()[i];
+    if (node.sourceId == Node::kNoTarget || formsOf[node.sourceId].empty()) continue;
+    const Rule* rule = facts.ruleOf(node);
+    if (!rule || rule->kind != RuleKind::kOp || pruned.of(i) != PruneKind::kKept) continue;
+    for (const CpuForm* f : formsOf[node.sourceId]) {
+      std::string seen;
+      if (!f->ranks.empty()) {
+        const int r = rankOfInput0(g, node);
+        if (std::find(f->ranks.begin(), f->ranks.end(), r) == f->ranks.end()) continue;
+        seen = fmt::format("input 0 of rank {}", r);
+      }
+      if (!std::all_of(f->when.begin(), f->when.end(), [&](const AttributeTest& t) { return meets(g, node, t, seen); }))
+        continue;
+      Diagnostic d;
+      d.severity = Severity::kError;
+      d.code = DiagCode::kLoweringCheck;
+      d.node = node.name;
+      d.nodeIndex = i;
+      d.op = std::string(g.target(node));
+      d.sourceOp = std::string(g.sourceOp(node));
+      d.ruleId = rule->id;
+      d.mark = f->mark;
+      d.message = f->message;
+      d.expected = f->expected;
+      d.actual = seen;
+      d.hint = f->hint;
+      out.push_back(std::move(d));
+      break;  // one refusal says it
+    }
+  }
+  return out;
+}
+
+}  // namespace qnnrules
