@@ -45,26 +45,30 @@ bool contains(const std::vector<std::string>& xs, std::string_view x) {
   return std::find(xs.begin(), xs.end(), x) != xs.end();
 }
 
-// Whether the node meets the test; `seen` gets "axis = 1 of rank 3" for the diagnostic.
-bool meets(const Graph& g, const Node& n, const AttributeTest& t, std::string& seen) {
+// Whether the node meets the test; `seen`, when given, gets "axis = 1 of rank 3" for the
+// diagnostic (only for a node that meets the whole form: no string work on the others).
+bool meets(const Graph& g, const Node& n, const AttributeTest& t, std::string* seen) {
   const Value v = attributeValue(n, t);
   if (!v.isNumber && !v.isText) return false;
   if (!t.inNumbers.empty() || !t.inStrings.empty()) {
     if (v.isNumber ? !contains(t.inNumbers, v.number) : !contains(t.inStrings, v.text)) return false;
   }
   if (v.isNumber ? contains(t.notInNumbers, v.number) : contains(t.notInStrings, v.text)) return false;
-  std::string rank;
+  int rank = -1;
   if (t.lastAxis) {
     const int r = rankOfInput0(g, n);
     if (!v.isNumber || r <= 0) return false;
     const auto axis = static_cast<int64_t>(v.number);
     const int64_t normalized = axis < 0 ? axis + r : axis;
     if ((normalized == r - 1) != *t.lastAxis) return false;
-    rank = fmt::format(" of rank {}", r);
+    rank = r;
   }
   if (!t.form.empty() && (!v.isText || passesCpuFormTest(t.form, v.text) == t.formNegated)) return false;
-  if (!seen.empty()) seen += ", ";
-  seen += t.attribute + " = " + (v.isNumber ? fmt::format("{}", v.number) : std::string(v.text)) + rank;
+  if (seen) {
+    if (!seen->empty()) *seen += ", ";
+    *seen += t.attribute + " = " + (v.isNumber ? fmt::format("{}", v.number) : std::string(v.text));
+    if (rank >= 0) *seen += fmt::format(" of rank {}", rank);
+  }
   return true;
 }
 
@@ -87,14 +91,12 @@ DiagnosticList checkCpuForms(const GraphFacts& facts, const PruneResult& pruned,
     const Rule* rule = facts.ruleOf(node);
     if (!rule || rule->kind != RuleKind::kOp || pruned.of(i) != PruneKind::kKept) continue;
     for (const CpuForm* f : formsOf[node.sourceId]) {
-      std::string seen;
-      if (!f->ranks.empty()) {
-        const int r = rankOfInput0(g, node);
-        if (std::find(f->ranks.begin(), f->ranks.end(), r) == f->ranks.end()) continue;
-        seen = fmt::format("input 0 of rank {}", r);
-      }
-      if (!std::all_of(f->when.begin(), f->when.end(), [&](const AttributeTest& t) { return meets(g, node, t, seen); }))
+      const int r = f->ranks.empty() ? -1 : rankOfInput0(g, node);
+      if (!f->ranks.empty() && std::find(f->ranks.begin(), f->ranks.end(), r) == f->ranks.end()) continue;
+      if (!std::all_of(f->when.begin(), f->when.end(), [&](const AttributeTest& t) { return meets(g, node, t, nullptr); }))
         continue;
+      std::string seen = r >= 0 ? fmt::format("input 0 of rank {}", r) : std::string();
+      for (const AttributeTest& t : f->when) meets(g, node, t, &seen);
       Diagnostic d;
       d.severity = Severity::kError;
       d.code = DiagCode::kLoweringCheck;
