@@ -6,6 +6,7 @@ for many ops at once, instead of the one shape per op the unit cases (cases.py) 
 EP on the wheel's libQnnHtp.so: op validation and graph finalize) and writes
 tests/conformance/explore/<dimension>.json in the format of tests/conformance/htp.json, so the
 comparison (compare.py --data ... --exceptions ...) and the fast CTest read it the same way.
+A finalize or session failure in a batch is confirmed by running the case alone (confirm_alone).
 
 Dimensions:
   rank   every op of the table below at ranks 1..8 (the shape [2, 3, 4, 5, 2, 3, 4, 5][:r], so no
@@ -27,9 +28,28 @@ Dimensions:
          a 2048-long sequence, 1024 x 1024) on Relu, Softmax, ReduceMean, Transpose, Concat, and
          broadcasting patterns (a row, a column, both sides, a scalar, a rank gap) on Add, Mul, Sub;
          8-bit and float16.
+  attrs  attribute values real graphs vary, 8-bit and 16-bit activations (int8 weights): axes
+         (negative, their positive equivalent, other axes) of Softmax, LogSoftmax, Concat, Split,
+         Gather, GatherElements, ReduceMean/Sum/Max/Min, ArgMax/ArgMin, TopK, Unsqueeze, Squeeze,
+         Flatten, CumSum (exclusive, reverse), LayerNormalization (the last axis, -1 or positive,
+         or the last two); keepdims 0 and 1; GroupNormalization's groups; Gelu's approximation,
+         LeakyRelu / HardSigmoid / Elu alpha; Conv groups (1, 2, 4, 8, depthwise, channel
+         multiplier 2), dilations 1..18 with kernels 2, 3, 5, 7 (1-D and 2-D, dense and depthwise),
+         strides 1..3 with and without pads, auto_pad, asymmetric pads and strides, large kernels;
+         ConvTranspose strides, output_padding, pads, groups, dilations; MaxPool / AveragePool
+         kernel, stride, pads, ceil_mode, count_include_pad, dilations (1-D and 2-D); Gemm alpha,
+         beta, transA, transB, bias shapes; FusedMatMul transA, transB, alpha; Resize nearest with
+         every nearest_mode x coordinate_transformation_mode, linear and cubic (rank 3 and 4,
+         scales 2, 0.5, 3, 1.5, per axis; antialias, cubic_coeff_a, exclude_outside); Pad modes
+         (constant, edge, reflect, wrap; negative pads); every Transpose permutation of rank 3
+         and 4 and those of rank 5 that keep the batch axis; Slice steps (> 1, negative, two
+         axes); DepthToSpace (DCR, CRD) and SpaceToDepth block sizes 2..4; Einsum equations
+         (bnd,dc->bnc; bhwc,cd->bhwd; bij,bjk->bik; bhqd,bhkd->bhqk; ...) with a computed or
+         constant second operand. Config names <8a|16a>[8w]_<attribute values>.
 Each case id is "<op>.r<rank>/<config>/<soc>". Deterministic: the same code writes the same cases.
 """
 import argparse
+import itertools
 import os
 import sys
 import time
@@ -387,8 +407,595 @@ def dims_cases():
                               [{"shape": out, "enc": eout}], ["$0", "$1"])
 
 
+# Attribute values real graphs vary (issue 32), each op at 8-bit and 16-bit activations; weights
+# are int8 (8a8w, 16a8w) so that no 16 x 16 gate hides an attribute's verdict. A case's graph
+# form is what qnn-validate's ONNX reader makes of the node (e.g. Gemm with a constant B:
+# htp.linear with the ONNX shapes); the attributes live in the ONNX model.
+ATTR_CONFIGS = {"8a": E.U8, "16a": E.U16}
+# onnx_build appends the constant operands *_input in a fixed order (starts, ends, axes, k, split)
+# and has no key for Slice's steps: "k_input" after "axes_input" lands in the fifth input, steps.
+SLICE_STEPS = "k_input"
+INT64_MAX = 2 ** 63 - 1
+BIAS32 = {"q": "int32", "scale": 1e-5, "zp": 0}
+
+
+def _n(v):
+    """An attribute value in a case id ([A-Za-z0-9_.] only): -1 -> m1, [1, 7] -> 1x7, 0.5 -> 0p5."""
+    if isinstance(v, (list, tuple)):
+        return "x".join(_n(x) for x in v)
+    if isinstance(v, float):
+        return _n(int(v)) if v == int(v) else ("m" if v < 0 else "") + str(abs(v)).replace(".", "p")
+    return f"m{-v}" if v < 0 else str(v)
+
+
+def _u(vals):
+    """A per-axis list in a case id: one value when every axis has it."""
+    return _n(vals[0]) if len(set(vals)) == 1 else _n(vals)
+
+
+def _axis_out(shape, axes, keep):
+    """The output shape of a reduction over axes (negative ones count from the end)."""
+    r = len(shape)
+    axes = {a % r for a in axes}
+    return [1 if i in axes else d for i, d in enumerate(shape) if keep or i not in axes]
+
+
+def _window_out(n, k, s, pb, pe, d, auto_pad, ceil=False):
+    """The output length of a convolution or pooling window along one axis (ONNX semantics)."""
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        return -(-n // s)
+    if auto_pad == "VALID":
+        pb = pe = 0
+    span = n + pb + pe - d * (k - 1) - 1
+    out = (span + (s - 1 if ceil else 0)) // s + 1
+    if ceil and (out - 1) * s >= n + pb:
+        out -= 1  # the last window would start inside the end padding
+    return out
+
+
+def _spatial(dims, k, s, p, d):
+    """Per-axis kernel, strides, dilations and ONNX pads (begins then ends) from ints or lists."""
+    def per(v):
+        return list(v) if isinstance(v, list) else [v] * dims
+
+    ks, ss, ds = per(k), per(s), per(d)
+    pads = list(p) if isinstance(p, list) and len(p) == 2 * dims else per(p) * 2
+    return ks, ss, ds, pads
+
+
+def _single(cfg, op, rule, aten, onnx_op, qnn_op, name, ishape, ienc, oshape, oenc, extra, attrs):
+    return C._case(op, rule, aten, onnx_op, qnn_op, f"{cfg}_{name}", [{"role": "act", "shape": ishape, "enc": ienc}],
+                   [{"shape": oshape, "enc": oenc}], ["$0"] + extra, attrs)
+
+
+def _attr_axis_cases(cfg, enc):
+    """Axes (negative, their positive equivalent, other axes) and keepdims."""
+    out_act = E.act(enc["q"], 0.04)
+    s4, s3 = [2, 3, 4, 5], [3, 4, 5]
+    for shape, axes in ((s4, (-1, 3, -2, 1)), (s3, (1, -2)), ([4, 5], (0, -2)), ([2, 3, 4, 5, 6], (-1, 2))):
+        r = f"_r{len(shape)}" if len(shape) != 4 else ""
+        for axis in axes:
+            yield _single(cfg, "softmax_axis", "htp.softmax", "aten.softmax.int", "Softmax", "Softmax",
+                          f"{_n(axis)}{r}", shape, enc, shape, _fixed_out(enc, "softmax"), [axis], {"axis": axis})
+    for axis in (-1, 3, 1, -3):
+        yield _single(cfg, "log_softmax_axis", "htp.log_softmax", "aten.log_softmax.int", "LogSoftmax", "LogSoftmax",
+                      _n(axis), s4, enc, s4, out_act, [axis], {"axis": axis})
+    for shape, axes in ((s4, (-1, 3, 1, -3, 0)), (s3, (1, -1, -2)), ([2, 3, 4, 5, 6], (-1, 2))):
+        r = f"_r{len(shape)}" if len(shape) != 4 else ""
+        for axis in axes:
+            o = list(shape)
+            o[axis] *= 2
+            yield C._case("concat_axis", "htp.cat", "aten.cat.default", "Concat", "Concat", f"{cfg}_{_n(axis)}{r}",
+                          [{"role": "act", "shape": shape, "enc": enc}, {"role": "act", "shape": shape, "enc": enc}],
+                          [{"shape": o, "enc": enc}], [["$0", "$1"], axis], {"axis": axis})
+    # Split: halves along each axis; uneven sizes; three outputs; num_outputs without sizes.
+    e4 = [2, 4, 6, 8]
+    splits = [(a, [e4[a] // 2] * 2, None) for a in (-1, 3, 1, -3)]
+    splits += [(1, [1, 3], None), (-1, [2, 2, 4], None), (-1, [4, 4], 2), (-1, [3, 3, 2], 3)]
+    for axis, sizes, num in splits:
+        outs = []
+        for n in sizes:
+            o = list(e4)
+            o[axis] = n
+            outs.append({"shape": o, "enc": enc})
+        attrs = {"axis": axis, "num_outputs": num} if num else {"axis": axis, "split_input": sizes}
+        name = f"{_n(axis)}_" + (f"num{num}" if num else _n(sizes))
+        yield C._case("split_axis", "htp.split", "aten.split_with_sizes.default", "Split", "Split", f"{cfg}_{name}",
+                      [{"role": "act", "shape": e4, "enc": enc}], outs, ["$0", sizes, axis], attrs)
+    # Gather: three indices (1..3) along each axis, negative index values (x[..., [-1, 0, -2]]),
+    # a 2-D index tensor; GatherElements along each axis.
+    g4 = [4, 5, 6, 7]
+    gathers = [(a, [3], None) for a in (-1, 3, 1, -3, 0)] + [(-1, [3], [-1, 0, -2]), (0, [2, 3], None),
+                                                              (1, [2, 3], None), (1, [], [0]), (-1, [], [-1])]
+    for axis, ishape, values in gathers:
+        o = g4[:axis % 4] + ishape + g4[axis % 4 + 1:]
+        index = {"role": "weight", "shape": ishape, "enc": C.I64}
+        if values:
+            index["values"] = values
+        name = _n(axis) + ("_negidx" if values and len(values) > 1 else "") \
+            + (f"_idx{_n(ishape)}" if len(ishape) > 1 else "") + (f"_scalar{_n(values[0])}" if not ishape else "")
+        yield C._case("gather_axis", "htp.index_select", "aten.index_select.default", "Gather", "Gather",
+                      f"{cfg}_{name}", [{"role": "act", "shape": g4, "enc": enc}, index], [{"shape": o, "enc": enc}],
+                      ["$0", axis, "$1"], {"axis": axis})
+    for axis in (-1, 3, 1, -3):
+        yield C._case("gather_elements_axis", "htp.gather_elements", "aten.gather.default", "GatherElements",
+                      "GatherElements", f"{cfg}_{_n(axis)}",
+                      [{"role": "act", "shape": g4, "enc": enc}, {"role": "weight", "shape": g4, "enc": C.I64}],
+                      [{"shape": g4, "enc": enc}], ["$0", axis, "$1"], {"axis": axis})
+    # Reductions: one axis (negative, positive, another), two axes, every axis (no axes input:
+    # a rank-0 output without keepdims); keepdims 0 and 1.
+    reductions = [("reduce_mean", "htp.mean", "aten.mean.dim", "ReduceMean", "axes"),
+                  ("reduce_sum", "htp.sum", "aten.sum.dim_IntList", "ReduceSum", "axes_input"),
+                  ("reduce_max", "htp.amax", "aten.amax.default", "ReduceMax", "axes_input"),
+                  ("reduce_min", "htp.amin", "aten.amin.default", "ReduceMin", "axes_input")]
+    for op, rule, aten, onnx_op, axes_key in reductions:
+        for shape, axes_list in ((s4, ([-1], [3], [1], [-3], [-2, -1], None)), ([2, 16, 32], ([1], [-1], [-2]))):
+            r = f"_r{len(shape)}" if len(shape) != 4 else ""
+            every = list(range(len(shape)))
+            for axes in axes_list:
+                for keep in (0, 1):
+                    attrs = {"keepdims": keep}
+                    if axes:
+                        attrs[axes_key] = axes
+                    yield _single(cfg, op, rule, aten, onnx_op, onnx_op,
+                                  f"{_n(axes) if axes else 'all'}_keep{keep}{r}", shape, enc,
+                                  _axis_out(shape, axes or every, keep), out_act, [axes or every, bool(keep)], attrs)
+    for op, rule, aten, onnx_op, qnn_op in (("argmax_axis", "htp.argmax", "aten.argmax.default", "ArgMax", "Argmax"),
+                                            ("argmin_axis", "htp.argmin", "aten.argmin.default", "ArgMin", "Argmin")):
+        for shape, axes in ((s4, (-1, 3, 1, -3)), (s3, (1, -1))):
+            r = f"_r{len(shape)}" if len(shape) != 4 else ""
+            for axis in axes:
+                for keep in (0, 1):
+                    yield _single(cfg, op, rule, aten, onnx_op, qnn_op, f"{_n(axis)}_keep{keep}{r}", shape, enc,
+                                  _axis_out(shape, [axis], keep), C.I64, [axis, bool(keep)],
+                                  {"axis": axis, "keepdims": keep})
+    for keep in (0, 1):
+        yield _single(cfg, "argmax_axis", "htp.argmax", "aten.argmax.default", "ArgMax", "Argmax",
+                      f"m1_keep{keep}_last", s4, enc, _axis_out(s4, [-1], keep), C.I64, [-1, bool(keep)],
+                      {"axis": -1, "keepdims": keep, "select_last_index": 1})
+    # TopK along an axis, largest and smallest.
+    for axis in (-1, 1, -3):
+        for largest in (1, 0):
+            o = list(s4)
+            o[axis] = 3
+            yield C._case("topk_axis", "htp.topk", "aten.topk.default", "TopK", "TopK",
+                          f"{cfg}_{_n(axis)}_largest{largest}", [{"role": "act", "shape": s4, "enc": enc}],
+                          [{"shape": o, "enc": enc}, {"shape": o, "enc": C.I64}], ["$0", 3, axis, bool(largest)],
+                          {"axis": axis, "largest": largest, "k_input": [3]})
+    # Unsqueeze from rank 3 (to rank 4, or 5 with two axes), Squeeze of [2, 1, 4, 1], Flatten:
+    # QNN Reshape, the graph form the ONNX reader gives them.
+    for axes in ([0], [-1], [3], [-4], [1], [0, -1]):
+        o = list(s3)
+        for a in sorted(x % (len(s3) + len(axes)) for x in axes):
+            o.insert(a, 1)
+        yield _single(cfg, "unsqueeze_axes", "htp.reshape", "aten.reshape.default", "Unsqueeze", "Reshape", _n(axes),
+                      s3, enc, o, enc, [o], {"axes_input": axes})
+    q4 = [2, 1, 4, 1]
+    for axes in ([-1], [3], [1], [-3], [1, 3], [-3, -1], None):
+        drop = {a % 4 for a in axes} if axes else {1, 3}
+        yield _single(cfg, "squeeze_axes", "htp.reshape", "aten.squeeze.dims", "Squeeze", "Reshape",
+                      _n(axes) if axes else "all", q4, enc, [d for i, d in enumerate(q4) if i not in drop], enc,
+                      [axes or [1, 3]], {"axes_input": axes} if axes else {})
+    for axis in (0, 1, 2, 3, -1, -3):
+        a = axis % 4
+        lead = 1
+        for d in s4[:a]:
+            lead *= d
+        yield _single(cfg, "flatten_axis", "htp.reshape", "aten.flatten.using_ints", "Flatten", "Reshape", _n(axis),
+                      s4, enc, [lead, 120 // lead], enc, [a, -1], {"axis": axis})
+    for axis, excl, rev in ((-1, 0, 0), (3, 0, 0), (1, 0, 0), (-3, 0, 0), (0, 0, 0), (-1, 1, 0), (-1, 0, 1),
+                            (-1, 1, 1)):
+        attrs = {"axis_input_scalar": axis}
+        if excl:
+            attrs["exclusive"] = 1
+        if rev:
+            attrs["reverse"] = 1
+        yield _single(cfg, "cumsum_axis", "htp.cumsum", "aten.cumsum.default", "CumSum", "CumulativeSum",
+                      _n(axis) + ("_excl" if excl else "") + ("_rev" if rev else ""), s4, enc, s4, out_act, [axis],
+                      attrs)
+    for axis in (0, 1):
+        yield _single(cfg, "cumsum_axis", "htp.cumsum", "aten.cumsum.default", "CumSum", "CumulativeSum",
+                      f"{axis}_r2", [4, 5], enc, [4, 5], out_act, [axis], {"axis_input_scalar": axis})
+    # LayerNormalization over the last axis (-1 and its positive equivalent 2) and over the last
+    # two (axis 1 and -2): gamma and beta have the normalized shape. GroupNormalization's groups.
+    ln = [2, 16, 32]
+    gamma = E.weight("uint8", zp=100)
+    for shape, axis in ((ln, -1), (ln, 2), (ln, 1), (ln, -2), ([1, 8, 8, 16], -1), ([1, 16, 8, 8], 1)):
+        norm = shape[axis:]
+        yield C._case("layer_norm_axis", "htp.layer_norm", "aten.layer_norm.default", "LayerNormalization",
+                      "LayerNorm", f"{cfg}_{_n(axis)}" + (f"_r{len(shape)}" if len(shape) != 3 else ""),
+                      [{"role": "act", "shape": shape, "enc": enc}, {"role": "weight", "shape": norm, "enc": gamma},
+                       {"role": "weight", "shape": norm, "enc": BIAS32}],
+                      [{"shape": shape, "enc": enc}], ["$0", norm, "$1", "$2"], {"axis": axis})
+    for groups in (1, 2, 4, 8):
+        yield C._case("group_norm_groups", "htp.group_norm", "aten.group_norm.default", "GroupNormalization",
+                      "GroupNorm", f"{cfg}_g{groups}",
+                      [{"role": "act", "shape": [1, 8, 8, 8], "enc": enc},
+                       {"role": "weight", "shape": [8], "enc": gamma},
+                       {"role": "weight", "shape": [8], "enc": BIAS32}],
+                      [{"shape": [1, 8, 8, 8], "enc": enc}], ["$0", groups, "$1", "$2"], {"num_groups": groups})
+
+
+def _attr_activation_cases(cfg, enc):
+    """Activation attributes: Gelu's tanh approximation, LeakyRelu's slope, HardSigmoid's
+    alpha / beta (ONNX's default and torch's 1/6), Elu's alpha."""
+    out_act = E.act(enc["q"], 0.04)
+    s = C.ACT4
+    for approx in ("none", "tanh"):
+        yield _single(cfg, "gelu_approximate", "htp.gelu", "aten.gelu.default", "Gelu", "Gelu", approx, s, enc, s,
+                      out_act, [], {"approximate": approx})
+    for alpha in (0.01, 0.1, 0.2):
+        yield _single(cfg, "leaky_relu_alpha", "htp.prelu", "aten.leaky_relu.default", "LeakyRelu", "Prelu",
+                      _n(alpha), s, enc, s, out_act, [alpha], {"alpha": alpha})
+    for name, alpha in (("onnx", 0.2), ("torch", 1 / 6)):
+        yield _single(cfg, "hardsigmoid_alpha", "htp.hardsigmoid", "aten.hardsigmoid.default", "HardSigmoid",
+                      "ElementWiseNeuron", name, s, enc, s, _fixed_out(enc, "sigmoid"), [],
+                      {"alpha": alpha, "beta": 0.5})
+    for alpha in (1.0, 0.5):
+        yield _single(cfg, "elu_alpha", "htp.elu", "aten.elu.default", "Elu", "Elu", _n(alpha), s, enc, s, out_act,
+                      [alpha], {"alpha": alpha})
+
+
+def _conv(cfg, enc, name, dims, cin, cout, k, s, p, d, g, length, auto_pad=None):
+    """A Conv case: 1-D or 2-D, per-channel int8 weights (axis 0), no bias."""
+    ks, ss, ds, pads = _spatial(dims, k, s, p, d)
+    oshape = [1, cout] + [_window_out(length, ks[i], ss[i], pads[i], pads[i + dims], ds[i], auto_pad)
+                          for i in range(dims)]
+    attrs = {"kernel_shape": ks, "strides": ss, "dilations": ds, "group": g}
+    if auto_pad:
+        attrs["auto_pad"] = auto_pad
+    else:
+        attrs["pads"] = pads
+    padding = auto_pad.lower() if auto_pad else _u(pads)
+    return C._case(name, "htp.conv2d", "aten.conv1d.default" if dims == 1 else "aten.conv2d.default", "Conv",
+                   "Conv2d", f"{cfg}8w_k{_u(ks)}_s{_u(ss)}_p{padding}_d{_u(ds)}_g{g}"
+                   + (f"_co{cout}" if cout != cin else "") + (f"_l{length}" if length not in (16, 64) else ""),
+                   [{"role": "act", "shape": [1, cin] + [length] * dims, "enc": enc},
+                    {"role": "weight", "shape": [cout, cin // g] + ks, "enc": E.weight("int8", cout, 0)}],
+                   [{"shape": oshape, "enc": enc}], ["$0", "$1", None, ss, pads[:dims], ds, g], attrs)
+
+
+def _conv_transpose(cfg, enc, dims, c, k, s, op, p, g, d, length):
+    """A ConvTranspose case: weights [C_in, C_out / group, k...], per-tensor int8, no bias."""
+    o = (length - 1) * s - 2 * p + d * (k - 1) + op + 1
+    return C._case(f"conv_transpose{dims}d_attrs", "htp.conv_transpose2d",
+                   "aten.conv_transpose1d.default" if dims == 1 else "aten.conv_transpose2d.input", "ConvTranspose",
+                   "TransposeConv2d", f"{cfg}8w_k{k}_s{s}_op{op}_p{p}_g{g}" + (f"_d{d}" if d != 1 else ""),
+                   [{"role": "act", "shape": [1, c] + [length] * dims, "enc": enc},
+                    {"role": "weight", "shape": [c, c // g] + [k] * dims, "enc": E.weight("int8")}],
+                   [{"shape": [1, c] + [o] * dims, "enc": enc}],
+                   ["$0", "$1", None, [s] * dims, [p] * dims, [op] * dims, g, [d] * dims],
+                   {"kernel_shape": [k] * dims, "strides": [s] * dims, "output_padding": [op] * dims,
+                    "pads": [p] * dims * 2, "group": g, "dilations": [d] * dims})
+
+
+def _attr_conv_cases(cfg, enc):
+    """Conv groups, dilations, strides, padding forms; ConvTranspose strides, output_padding,
+    groups, dilations."""
+    c = 16
+    for g, cout in ((1, c), (2, c), (4, c), (8, c), (c, c), (c, 2 * c)):
+        yield _conv(cfg, enc, "conv2d_groups", 2, c, cout, 3, 1, 1, 1, g, 16)
+    for g in (1, 2, 4, c):
+        yield _conv(cfg, enc, "conv1d_groups", 1, c, c, 3, 1, 1, 1, g, 64)
+    yield _conv(cfg, enc, "conv2d_groups", 2, c, c, 1, 1, 0, 1, 4, 16)  # ShuffleNet's grouped 1x1
+    # Dilations 1..3 with kernels 3, 5, 7 ("same" padding), dense and depthwise, 1-D and 2-D.
+    for dims, length in ((2, 16), (1, 64)):
+        for g in (1, c):
+            for k in (3, 5, 7):
+                for d in (1, 2, 3):
+                    yield _conv(cfg, enc, f"conv{dims}d_dilation", dims, c, c, k, 1, d * (k - 1) // 2, d, g, length)
+            yield _conv(cfg, enc, f"conv{dims}d_dilation", dims, c, c, 3, 2, 2, 2, g, length)  # dilated and strided
+    yield _conv(cfg, enc, "conv2d_dilation", 2, c, c, 3, 1, [1, 2, 1, 2], [1, 2], 1, 16)  # per-axis dilations
+    # Strides 1..3, unpadded and padded, dense and depthwise.
+    for dims, length in ((2, 16), (1, 64)):
+        for g in (1, c):
+            for s in (1, 2, 3):
+                for p in (0, 1):
+                    yield _conv(cfg, enc, f"conv{dims}d_stride", dims, c, c, 3, s, p, 1, g, length)
+    # Kernel / stride / padding forms of real graphs: ResNet's stem (7, 2, 3) and 1x1 downsample,
+    # patchify stems (4/4, 16/16), TF's asymmetric SAME pads, auto_pad, non-square kernels.
+    for dims, length in ((2, 16), (1, 64)):
+        for g in (1, c):
+            yield _conv(cfg, enc, f"conv{dims}d_forms", dims, c, c, 7, 2, 3, 1, g, length)
+            yield _conv(cfg, enc, f"conv{dims}d_forms", dims, c, c, 5, 2, 2, 1, g, length)
+            yield _conv(cfg, enc, f"conv{dims}d_forms", dims, c, c, 3, 2, [0] * dims + [1] * dims, 1, g, length)
+            for auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+                yield _conv(cfg, enc, f"conv{dims}d_forms", dims, c, c, 3, 2, 0, 1, g, length, auto_pad)
+        yield _conv(cfg, enc, f"conv{dims}d_forms", dims, c, c, 3, 2, 0, 1, 1, length, "VALID")
+        yield _conv(cfg, enc, f"conv{dims}d_forms", dims, c, c, 1, 2, 0, 1, 1, length)
+        yield _conv(cfg, enc, f"conv{dims}d_forms", dims, c, c, 4, 4, 0, 1, 1, length)
+    yield _conv(cfg, enc, "conv2d_forms", 2, c, c, 16, 16, 0, 1, 1, 32)
+    yield _conv(cfg, enc, "conv2d_forms", 2, c, c, [1, 7], 1, [0, 3, 0, 3], 1, 1, 16)
+    yield _conv(cfg, enc, "conv2d_forms", 2, c, c, [7, 1], 1, [3, 0, 3, 0], 1, 1, 16)
+    yield _conv(cfg, enc, "conv2d_forms", 2, c, c, 3, [2, 1], 1, 1, 1, 16)  # CRNN's per-axis strides
+    yield _conv(cfg, enc, "conv2d_forms", 2, c, c, 3, [1, 2], 1, 1, 1, 16)
+    yield _conv(cfg, enc, "conv2d_forms", 2, c, c, 11, 4, 2, 1, 1, 32)  # AlexNet's stem
+    # Large dilations (DeepLab's ASPP 6 / 12 / 18; TCNs / WaveNet 4..16), causal 1-D convolutions
+    # (left padding only), large depthwise kernels (Conformer 31, RepLKNet 13 / 31), wav2vec2's
+    # feature extractor (10 / 5, 2 / 2).
+    for g in (1, c):
+        for d in (4, 6, 12, 18):
+            yield _conv(cfg, enc, "conv2d_dilation", 2, c, c, 3, 1, d, d, g, 16)
+        for d in (4, 8, 16):
+            yield _conv(cfg, enc, "conv1d_dilation", 1, c, c, 3, 1, d, d, g, 64)
+        for k in (9, 15, 31):
+            yield _conv(cfg, enc, "conv1d_forms", 1, c, c, k, 1, k // 2, 1, g, 64)
+    for d in (1, 2, 4):
+        yield _conv(cfg, enc, "conv1d_dilation", 1, c, c, 2, 1, [d, 0], d, 1, 64)
+    for k in (13, 31):
+        yield _conv(cfg, enc, "conv2d_forms", 2, c, c, k, 1, k // 2, 1, c, 16)
+    yield _conv(cfg, enc, "conv1d_forms", 1, c, c, 10, 5, 0, 1, 1, 64)
+    yield _conv(cfg, enc, "conv1d_forms", 1, c, c, 2, 2, 0, 1, 1, 64)
+    # ConvTranspose: (kernel, stride, output_padding, pads) dense, grouped and depthwise; U-Net's
+    # 2/2, the decoders' 4/2/1, output_padding with "same" pads, a dilation; 1-D: vocoders' 16/8/4.
+    for dims, groups, length in ((2, (1, 2, c), 8), (1, (1, c), 32)):
+        for g in groups:
+            for k, s, op, p in ((3, 1, 0, 0), (3, 2, 0, 0), (3, 2, 1, 0), (3, 3, 0, 0), (3, 3, 1, 0), (4, 2, 0, 1),
+                                (2, 2, 0, 0), (3, 2, 1, 1)):
+                yield _conv_transpose(cfg, enc, dims, c, k, s, op, p, g, 1, length)
+        yield _conv_transpose(cfg, enc, dims, c, 4, 4, 0, 0, 1, 1, length)
+        yield _conv_transpose(cfg, enc, dims, c, 3, 1, 0, 0, 1, 2, length)
+    yield _conv_transpose(cfg, enc, 1, c, 16, 8, 0, 4, 1, 1, 32)
+    yield _conv_transpose(cfg, enc, 2, c, 2, 2, 0, 0, 4, 1, 8)
+
+
+def _pool(cfg, enc, kind, k, s, p, ceil, cip=0, d=1, shape=(1, 8, 16, 16), auto_pad=None):
+    dims = len(shape) - 2
+    ks, ss, ds, pads = _spatial(dims, k, s, p, d)
+    oshape = list(shape[:2]) + [_window_out(n, ks[i], ss[i], pads[i], pads[i + dims], ds[i], auto_pad, ceil)
+                                for i, n in enumerate(shape[2:])]
+    attrs = {"kernel_shape": ks, "strides": ss, "ceil_mode": ceil}
+    if auto_pad:
+        attrs["auto_pad"] = auto_pad
+    else:
+        attrs["pads"] = pads
+    if d != 1:
+        attrs["dilations"] = ds
+    name = (f"{cfg}_k{_u(ks)}_s{_u(ss)}_p{auto_pad.lower() if auto_pad else _u(pads)}_ceil{ceil}"
+            + (f"_d{d}" if d != 1 else ""))
+    if kind == "max":
+        return C._case(f"maxpool{dims}d_attrs", "htp.max_pool2d", "aten.max_pool2d.default", "MaxPool", "PoolMax2d",
+                       name, [{"role": "act", "shape": list(shape), "enc": enc}], [{"shape": oshape, "enc": enc}],
+                       ["$0", ks, ss, pads[:dims], ds, bool(ceil)], attrs)
+    attrs["count_include_pad"] = cip
+    return C._case(f"avgpool{dims}d_attrs", "htp.avg_pool2d",
+                   "aten.avg_pool2d.default" if dims == 2 else "aten.avg_pool1d.default", "AveragePool", "PoolAvg2d",
+                   f"{name}_cip{cip}", [{"role": "act", "shape": list(shape), "enc": enc}],
+                   [{"shape": oshape, "enc": enc}], ["$0", ks, ss, pads[:dims], bool(ceil), bool(cip)], attrs)
+
+
+def _attr_pool_cases(cfg, enc):
+    """MaxPool / AveragePool kernel, stride, pads, ceil_mode, count_include_pad, dilations."""
+    # The grid, 2-D and 1-D (even lengths: ceil_mode adds a window to kernel 3 / stride 2; odd
+    # lengths would meet the window that starts in the padding, which ONNX's shape inference and
+    # ORT's count differently).
+    for shape in ((1, 8, 16, 16), (1, 8, 30)):
+        for k in (2, 3):
+            for s in (1, 2):
+                for p in (0, 1):
+                    for ceil in (0, 1):
+                        yield _pool(cfg, enc, "max", k, s, p, ceil, shape=shape)
+                        for cip in ((0, 1) if p else (0,)):
+                            yield _pool(cfg, enc, "avg", k, s, p, ceil, cip, shape=shape)
+    for kind in ("max", "avg"):
+        yield _pool(cfg, enc, kind, 16, 1, 0, 0)  # the window of a global pool (old ResNet exports)
+    # YOLO's SPPF windows (kernel 5, 9, 13, stride 1, "same" padding), non-overlapping 3/3,
+    # dilations, TF's asymmetric pads and auto_pad, non-square windows.
+    for k in (5, 9, 13):
+        yield _pool(cfg, enc, "max", k, 1, k // 2, 0)
+    for cip in (0, 1):
+        yield _pool(cfg, enc, "avg", 5, 1, 2, 0, cip)
+    for kind in ("max", "avg"):
+        yield _pool(cfg, enc, kind, 3, 3, 0, 0)
+        yield _pool(cfg, enc, kind, 3, 1, 2, 0, d=2)
+        yield _pool(cfg, enc, kind, 3, 2, [0, 0, 1, 1], 0)
+        yield _pool(cfg, enc, kind, 3, 2, 0, 0, auto_pad="SAME_UPPER")
+        for k, s in (([3, 1], [2, 1]), ([1, 3], [1, 2])):
+            yield _pool(cfg, enc, kind, k, s, 0, 0)
+
+
+def _attr_gemm_cases(cfg, enc):
+    """Gemm with a constant B (QNN FullyConnected; graph form htp.linear with the ONNX shapes):
+    alpha, beta (with a bias; none: no C), transA, transB. FusedMatMul (ORT's attention fusion):
+    transA, transB, alpha."""
+    m, k, n = 16, 32, 24
+    w = E.weight("int8")
+    bias = {"q": "int32", "scale": round(enc["scale"] * w["scale"], 12), "zp": 0}
+    for ta in (0, 1):
+        for tb in (1, 0):
+            for alpha in (1.0, 0.5):
+                for beta in (None, 1.0, 0.5):
+                    ins = [{"role": "act", "shape": [k, m] if ta else [m, k], "enc": enc},
+                           {"role": "weight", "shape": [n, k], "enc": w}]
+                    args = ["$0", "$1"]
+                    attrs = {"alpha": alpha, "transA": ta, "transB": tb}
+                    if beta is not None:
+                        ins.append({"role": "weight", "shape": [n], "enc": bias})
+                        args.append("$2")
+                        attrs["beta"] = beta
+                    if not tb:
+                        attrs["_onnx_weight_kn"] = 1  # B written [K, N] in the ONNX model
+                    yield C._case("gemm_attrs", "htp.linear", "aten.linear.default", "Gemm", "FullyConnected",
+                                  f"{cfg}8w_tA{ta}_tB{tb}_a{_n(alpha)}_"
+                                  + ("nobias" if beta is None else f"b{_n(beta)}"),
+                                  ins, [{"shape": [m, n], "enc": enc}], args, attrs)
+    # The bias C as a row [1, N] and as the whole output [M, N] (broadcasting C).
+    for cshape in ([1, n], [m, n]):
+        yield C._case("gemm_attrs", "htp.linear", "aten.linear.default", "Gemm", "FullyConnected",
+                      f"{cfg}8w_tA0_tB1_a1_b1_c{_n(cshape)}",
+                      [{"role": "act", "shape": [m, k], "enc": enc}, {"role": "weight", "shape": [n, k], "enc": w},
+                       {"role": "weight", "shape": cshape, "enc": bias}],
+                      [{"shape": [m, n], "enc": enc}], ["$0", "$1", "$2"], {"alpha": 1.0, "beta": 1.0, "transB": 1})
+    for ta in (0, 1):
+        for tb in (0, 1):
+            for alpha in (1.0, 0.125):
+                a = [1, 4, k, m] if ta else [1, 4, m, k]
+                b = [1, 4, n, k] if tb else [1, 4, k, n]
+                yield C._case("fused_matmul_attrs", "htp.matmul", "aten.matmul.default", "FusedMatMul", "MatMul",
+                              f"{cfg}{cfg[:-1]}a_tA{ta}_tB{tb}_a{_n(alpha)}",
+                              [{"role": "act", "shape": a, "enc": enc}, {"role": "act", "shape": b, "enc": enc}],
+                              [{"shape": [1, 4, m, n], "enc": enc}], ["$0", "$1"],
+                              {"alpha": alpha, "transA": ta, "transB": tb, "_domain": "com.microsoft"})
+
+
+RESIZE_CTM = ("half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric")
+RESIZE_NEAREST = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
+
+
+def _resize(cfg, enc, mode, rank, scale, ctm, name, extra_attrs=None):
+    ishape = [1, 8] + [8] * (rank - 2)
+    scales = [1.0, 1.0] + (list(scale) if isinstance(scale, list) else [scale] * (rank - 2))
+    oshape = [int(d * f) for d, f in zip(ishape, scales)]
+    op = {"nearest": "resize_nearest", "linear": "resize_linear", "cubic": "resize_cubic"}[mode] + f"_r{rank}"
+    rule, aten, qnn, args = {
+        "nearest": ("htp.upsample_nearest2d", "aten.upsample_nearest2d.vec", "ResizeNearestNeighbor",
+                    [None, scales[2:]]),
+        "linear": ("htp.upsample_bilinear2d", "aten.upsample_bilinear2d.vec", "ResizeBilinear",
+                   [None, ctm == "align_corners", scales[2:]]),
+        "cubic": ("htp.upsample_bicubic2d", "aten.upsample_bicubic2d.vec", "Resize",
+                  [None, ctm == "align_corners", scales[2:]])}[mode]
+    attrs = dict({"mode": mode, "coordinate_transformation_mode": ctm, "scales_input": scales}, **(extra_attrs or {}))
+    return _single(cfg, op, rule, aten, "Resize", qnn, name, ishape, enc, oshape, enc, args, attrs)
+
+
+def _attr_resize_cases(cfg, enc):
+    """Resize: nearest with each nearest_mode x coordinate_transformation_mode, linear, cubic;
+    rank 3 and 4; scales up, down, fractional and per axis; antialias, cubic coefficients."""
+    for rank, scale in ((4, 2.0), (3, 2.0), (4, 0.5)):
+        tag = "" if scale == 2.0 else f"_x{_n(scale)}"
+        for ctm in RESIZE_CTM:
+            for nm in RESIZE_NEAREST:
+                yield _resize(cfg, enc, "nearest", rank, scale, ctm, f"{ctm}_{nm}{tag}", {"nearest_mode": nm})
+            yield _resize(cfg, enc, "linear", rank, scale, ctm, f"{ctm}{tag}")
+    # Scales 3, 1.5 and per axis (2, 1) on the forms exporters write: torch's nearest (asymmetric,
+    # floor), half_pixel nearest rounding half up (round_prefer_ceil), bilinear.
+    forms = [("nearest", "asymmetric", {"nearest_mode": "floor"}), ("nearest", "half_pixel",
+                                                                    {"nearest_mode": "round_prefer_ceil"}),
+             ("linear", "half_pixel", {}), ("linear", "align_corners", {})]
+    for mode, ctm, extra in forms:
+        for scale in (3.0, 1.5, [2.0, 1.0]):
+            yield _resize(cfg, enc, mode, 4, scale, ctm,
+                          f"{ctm}_" + ("".join(f"_{k}_{v}" for k, v in extra.items())[1:] + "_" if extra else "")
+                          + f"x{_u(scale) if isinstance(scale, list) else _n(scale)}", extra)
+    for ctm in ("half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel"):
+        for a in (-0.75, -0.5):
+            yield _resize(cfg, enc, "cubic", 4, 2.0, ctm, f"{ctm}_a{_n(a)}", {"cubic_coeff_a": a})
+    yield _resize(cfg, enc, "cubic", 4, 2.0, "half_pixel", "half_pixel_exclude_outside", {"exclude_outside": 1})
+    yield _resize(cfg, enc, "linear", 4, 0.5, "half_pixel", "half_pixel_antialias_x0p5", {"antialias": 1})
+
+
+def _attr_layout_cases(cfg, enc):
+    """Pad modes, Transpose permutations, Slice steps, DepthToSpace / SpaceToDepth."""
+    torch_mode = {"constant": "constant", "edge": "replicate", "reflect": "reflect", "wrap": "circular"}
+    pads4 = {"hw1": [0, 0, 1, 1, 0, 0, 1, 1], "w02": [0, 0, 0, 0, 0, 0, 0, 2], "c1": [0, 1, 0, 0, 0, 1, 0, 0],
+             "r3_w1": [0, 0, 1, 0, 0, 1]}
+    pad_cases = [(mode, name, pads) for mode in ("constant", "edge", "reflect", "wrap") for name, pads in pads4.items()]
+    pad_cases += [("constant", "hw_m1", [0, 0, -1, -1, 0, 0, -1, -1]), ("reflect", "w7", [0, 0, 0, 7, 0, 0, 0, 7])]
+    for mode, pname, pads in pad_cases:
+        shape = [1, 8, 8] if pname.startswith("r3") else [1, 8, 8, 8]
+        r = len(shape)
+        o = [d + pads[i] + pads[i + r] for i, d in enumerate(shape)]
+        tpads = [v for i in reversed(range(r)) for v in (pads[i], pads[i + r])]
+        yield _single(cfg, "pad_mode", "htp.pad", "aten.pad.default", "Pad", "Pad", f"{mode}_{pname}", shape, enc, o,
+                      enc, [tpads, torch_mode[mode]], {"mode": mode, "pads_input": pads})
+    # Every permutation of rank 4 and 3, every rank-5 one that keeps the batch axis, and more.
+    perms = [list(p) for r in (4, 3) for p in itertools.permutations(range(r))]
+    perms += [[0] + [1 + x for x in p] for p in itertools.permutations(range(4))]
+    perms += [[4, 3, 2, 1, 0], [1, 0, 2, 3, 4], [1, 0]]
+    for perm in perms:
+        shape = [2, 3, 4, 5, 6][:len(perm)]
+        yield _single(cfg, f"transpose_r{len(perm)}", "htp.permute", "aten.permute.default", "Transpose", "Transpose",
+                      _n(perm), shape, enc, [shape[i] for i in perm], enc, [perm], {"perm": perm})
+    # Slice with steps > 1 and negative (flips), on one and two axes, a negative start, an end
+    # beyond the axis.
+    s = [2, 4, 6, 8]
+    big = INT64_MAX
+    slices = [("step2", [0], [8], [-1], [2], [2, 4, 6, 4]), ("step3", [0], [8], [-1], [3], [2, 4, 6, 3]),
+              ("step4", [0], [8], [-1], [4], [2, 4, 6, 2]),
+              ("flip", [-1], [-big], [-1], [-1], [2, 4, 6, 8]),
+              ("step_m2", [-1], [-big], [-1], [-2], [2, 4, 6, 4]),
+              ("flip_two_axes", [-1, -1], [-big, -big], [2, 3], [-1, -1], [2, 4, 6, 8]),
+              ("step2_axis0", [0], [2], [0], [2], [1, 4, 6, 8]),
+              ("step2_axis1", [0], [4], [1], [2], [2, 2, 6, 8]),
+              ("step2_start1_m2", [1], [6], [-2], [2], [2, 4, 3, 8]),
+              ("step2_two_axes", [0, 1], [6, 8], [2, 3], [2, 2], [2, 4, 3, 4]),
+              ("step2_end100", [1], [100], [-1], [2], [2, 4, 6, 4]),
+              ("neg_start", [-4], [big], [-1], [1], [2, 4, 6, 4])]
+    for name, starts, ends, axes, steps, o in slices:
+        if all(x == -1 for x in steps):
+            aten, args = "aten.flip.default", [axes]
+        else:
+            aten, args = "aten.slice.Tensor", [axes[0], starts[0], ends[0], steps[0]]
+        yield _single(cfg, "slice_steps", "htp.slice", aten, "Slice", "StridedSlice", name, s, enc, o, enc, args,
+                      {"starts_input": starts, "ends_input": ends, "axes_input": axes, SLICE_STEPS: steps})
+    for mode in ("DCR", "CRD"):
+        for b, ch in ((2, 32), (4, 32), (3, 18)):
+            yield _single(cfg, "depth_to_space", "htp.pixel_shuffle", "aten.pixel_shuffle.default", "DepthToSpace",
+                          "DepthToSpace", f"{mode}_b{b}", [1, ch, 8, 8], enc, [1, ch // (b * b), 8 * b, 8 * b], enc,
+                          [b],
+                          {"blocksize": b, "mode": mode})
+    for b, hw in ((2, 16), (4, 16), (3, 12)):
+        yield _single(cfg, "space_to_depth", "htp.pixel_unshuffle", "aten.pixel_unshuffle.default", "SpaceToDepth",
+                      "SpaceToDepth", f"b{b}", [1, 8, hw, hw], enc, [1, 8 * b * b, hw // b, hw // b], enc, [b],
+                      {"blocksize": b})
+
+
+# Einsum equations real graphs write: (equation, a, b, out, b may be a weight).
+EINSUMS = [("bnd,dc->bnc", [2, 16, 32], [32, 24], [2, 16, 24], True),
+           ("bhwc,cd->bhwd", [1, 8, 8, 32], [32, 16], [1, 8, 8, 16], True),
+           ("bid,jd->bij", [2, 16, 32], [24, 32], [2, 16, 24], True),
+           ("ij,jk->ik", [16, 32], [32, 24], [16, 24], True),
+           ("bij,bjk->bik", [4, 16, 32], [4, 32, 24], [4, 16, 24], False),
+           ("bhqd,bhkd->bhqk", [1, 4, 16, 32], [1, 4, 24, 32], [1, 4, 16, 24], False),
+           ("bhqk,bhkd->bhqd", [1, 4, 16, 24], [1, 4, 24, 32], [1, 4, 16, 32], False),
+           ("bhld,lrd->bhlr", [1, 4, 16, 32], [16, 8, 32], [1, 4, 16, 8], False),
+           ("bchw,bkc->bkhw", [1, 32, 8, 8], [1, 16, 32], [1, 16, 8, 8], False),
+           ("i,j->ij", [16], [24], [16, 24], False),  # rotary embedding's torch.outer
+           ("bhqd,bkd->bhqk", [1, 4, 16, 32], [1, 24, 32], [1, 4, 16, 24], False),  # multi-query attention
+           ("bqhd,bkhd->bhqk", [1, 16, 4, 32], [1, 24, 4, 32], [1, 4, 16, 24], False),
+           ("bhqk,bkhd->bqhd", [1, 4, 16, 24], [1, 24, 4, 32], [1, 16, 4, 32], False),
+           ("bhwc,hkc->bhwk", [1, 8, 8, 32], [8, 8, 32], [1, 8, 8, 8], False)]  # SAM's relative positions
+
+
+def _attr_einsum_cases(cfg, enc):
+    """Einsum equations, both operands activations, and a constant int8 second operand."""
+    for eq, a, b, o, weight in EINSUMS:
+        name = eq.replace(",", "_").replace("->", "_to_")
+        seconds = [(f"{cfg}{cfg[:-1]}a", "act", enc)] + ([(f"{cfg}8w", "weight", E.weight("int8"))] if weight else [])
+        for tag, role, eb in seconds:
+            yield C._case("einsum_eq", "htp.einsum", "aten.einsum.default", "Einsum", "MatMul", f"{tag}_{name}",
+                          [{"role": "act", "shape": a, "enc": enc}, {"role": role, "shape": b, "enc": eb}],
+                          [{"shape": o, "enc": enc}], [eq, ["$0", "$1"]], {"equation": eq})
+
+
+def attrs_cases():
+    """Attribute values real graphs vary, each at 8-bit and 16-bit activations (int8 weights)."""
+    for cfg, enc in ATTR_CONFIGS.items():
+        for gen in (_attr_axis_cases, _attr_activation_cases, _attr_conv_cases, _attr_pool_cases, _attr_gemm_cases,
+                    _attr_resize_cases, _attr_layout_cases, _attr_einsum_cases):
+            yield from gen(cfg, enc)
+
+
 GENERATORS = {"rank": rank_cases, "forms": forms_cases, "empty": empty_cases, "scale": scale_cases,
-              "dims": dims_cases}
+              "dims": dims_cases, "attrs": attrs_cases}
+
+
+# Verdicts that a batch may have pinned on the wrong case.
+BATCH_FAILURES = ("graph finalize", "session failed")
+
+
+def confirm_alone(cases, verdicts, jobs=1):
+    """Reruns, one per session, every batched case whose verdict is a graph finalize or session
+    failure, and takes that verdict; returns how many. When a batch fails finalize, QNN's log can
+    name an op that is not the cause; the oracle records the named op and reruns the rest, so one
+    failing op can pin failures on others in turn (attrs: 340 of 388 such verdicts - pools,
+    convolutions, transposed convolutions of the same batches - were accepted alone). V68 cases
+    run alone already."""
+    suspects = [c for c in cases if not oracle._alone(c)
+                and (verdicts[c["id"]]["message"] or "").startswith(BATCH_FAILURES)]
+    if suspects:
+        verdicts.update(oracle.run(suspects, jobs=jobs, batch_size=1))
+    return len(suspects)
 
 
 def with_socs(cases, socs):
@@ -413,6 +1020,8 @@ def main(argv=None):
     t0 = time.time()
     verdicts = oracle.run(cases, jobs=a.jobs, batch_size=a.batch,
                           progress=lambda i, n: print(f"batch {i}/{n}", file=sys.stderr, flush=True))
+    confirmed = confirm_alone(cases, verdicts, a.jobs)
+    print(f"{confirmed} finalize or session failures rerun alone", file=sys.stderr)
     records = []
     for c in sorted(cases, key=lambda c: c["id"]):
         v = verdicts[c["id"]]
@@ -421,7 +1030,8 @@ def main(argv=None):
                  ort_rewrite=v.get("ort_rewrite"))
         records.append(r)
     header = {"backend": "htp", "versions": oracle.versions(),
-              "run": {"dimension": a.dimension, "cases": len(cases), "socs": a.socs.split(",")}}
+              "run": {"dimension": a.dimension, "cases": len(cases), "socs": a.socs.split(","),
+                      "confirmed_alone": confirmed}}
     write(out, header, records)
     print(f"wrote {len(records)} cases to {out} in {time.time() - t0:.0f} s", file=sys.stderr)
 

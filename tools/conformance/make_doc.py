@@ -230,7 +230,8 @@ def render_coverage(data, rows, meta, table):
            f"oracle ({len(cases)} cases, agreement {agree}/{len(cases)} = {100.0 * agree / max(1, len(cases)):.2f}%, "
            "exceptions counted as disagreements).\n",
            "The column *explored* names the constraint-space explorer's dimensions that vary the rule "
-           "(docs/conformance-explore.md: ranks 1..8, ONNX forms, empty tensors; cases per dimension).\n",
+           "(docs/conformance-explore.md: ranks 1..8, ONNX forms, empty tensors, attribute values; cases per "
+           "dimension).\n",
            "| rule | ONNX ops | cases | configs | agreement | explored |", "|---|---|---|---|---|---|"]
     explored = explored_dimensions()
     for rule, onnx in with_form:
