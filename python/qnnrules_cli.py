@@ -4,16 +4,29 @@ finds the reader modules beside the package's extension and the package's own ru
 
 A module of its own beside the qnnrules package, not inside it: importing qnnrules runs its
 __init__, which loads the extension and its C++ libraries; from here the command starts after
-the interpreter alone."""
+the interpreter alone.
+
+The qnnrules-cli wheel (packaging/cli/, any CPython >= 3.9: keep this file to 3.9's syntax)
+installs this same file as qnnrules_cli/__init__.py, in a package that holds the commands
+(qnnrules_cli/bin/), the reader modules and the rules, and no extension; there it runs
+qnnrules_cli/bin/<name>. `python -m qnnrules_cli [rules] ARGS` runs qnn-validate (qnn-rules)
+from either wheel."""
 
 import os
 import sys
 
 
+def _bin_dir():
+    """qnnrules/bin beside this module (the qnnrules wheel), or this package's own bin/ when this
+    file is qnnrules_cli/__init__.py (the qnnrules-cli wheel: only a package has __path__)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    return os.path.join(here, "bin") if "__path__" in globals() else os.path.join(here, "qnnrules", "bin")
+
+
 def _executable(name):
     """The package's executable, or (QNNRULES_VALIDATE_EXE) a build tree's qnn-validate."""
     override = os.environ.get("QNNRULES_VALIDATE_EXE") if name == "qnn-validate" else None
-    return override or os.path.join(os.path.dirname(os.path.abspath(__file__)), "qnnrules", "bin", name)
+    return override or os.path.join(_bin_dir(), name)
 
 
 def _exec(name):
@@ -53,3 +66,17 @@ def qnn_validate_files(argv=None):
         code = subprocess.run([exe, f, *options], check=False).returncode
         worst = max(worst, code if code in (0, 1, 2) else 2)
     sys.exit(worst)
+
+
+def main():
+    """`python -m qnnrules_cli ARGS` runs qnn-validate ARGS; `python -m qnnrules_cli rules ARGS`
+    runs qnn-rules ARGS (as `python -m qnnrules` does in the qnnrules wheel)."""
+    if sys.argv[1:2] == ["rules"]:
+        del sys.argv[1]
+        qnn_rules()
+    else:
+        qnn_validate()
+
+
+if __name__ == "__main__":
+    main()

