@@ -16,6 +16,7 @@ oracle itself was given, named <op>.<config>.<SoC>.onnx): qnn-validate reads eac
 ONNX reader and the rules' onnx keys are held to the recorded verdicts too.
 """
 import argparse
+import concurrent.futures
 import json
 import os
 import subprocess
@@ -63,12 +64,10 @@ def qnnrules_verdicts(validate, cases, rule_dirs=()):
     return out
 
 
-def onnx_verdicts(validate, directory, rule_dirs=()):
-    """{case id: (verdict, codes)} from qnn-validate on each <op>.<config>.<SoC>.onnx in directory."""
-    out = {}
-    for name in sorted(os.listdir(directory)):
-        if not name.endswith(".onnx"):
-            continue
+def onnx_verdicts(validate, directory, rule_dirs=(), jobs=1):
+    """{case id: (verdict, codes)} from qnn-validate on each <op>.<config>.<SoC>.onnx in directory
+    (`jobs` runs at a time)."""
+    def one(name):
         op, config, soc = name[: -len(".onnx")].rsplit(".", 2)
         cmd = [validate, os.path.join(directory, name), "--backend", "htp", "--soc", soc, "--format", "json",
                "--lowering", "ort-qnn"]
@@ -78,8 +77,11 @@ def onnx_verdicts(validate, directory, rule_dirs=()):
         if p.returncode not in (0, 1):
             raise RuntimeError(f"qnn-validate failed on {name} (exit {p.returncode}):\n{p.stdout}\n{p.stderr}")
         codes = sorted({d["code"] for d in json.loads(p.stdout)["diagnostics"] if d["severity"] == "error"})
-        out[f"{op}/{config}/{soc}"] = ("rejected" if codes else "accepted", codes)
-    return out
+        return f"{op}/{config}/{soc}", ("rejected" if codes else "accepted", codes)
+
+    names = [n for n in sorted(os.listdir(directory)) if n.endswith(".onnx")]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        return dict(pool.map(one, names))
 
 
 def compare(data, exceptions, verdicts):

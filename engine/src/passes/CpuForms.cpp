@@ -9,25 +9,28 @@
 namespace qnnrules {
 namespace {
 
-// An attribute's value as a test reads it: a number, a string, or neither (absent, a list).
+// An attribute's value as a test reads it: a number, a string, a list of numbers (ONNX INTS and
+// FLOATS: dilations, pads), or nothing (absent, another kind).
 struct Value {
   bool isNumber = false;
   double number = 0.0;
   bool isText = false;
   std::string_view text;
+  const std::vector<Argument>* list = nullptr;
 };
 
 Value attributeValue(const Node& n, const AttributeTest& t) {
   Value v;
   for (const auto& [name, a] : n.kwargs) {
     if (name != t.attribute) continue;
-    if (a.kind == Argument::Kind::kInt) v = {true, static_cast<double>(a.i), false, {}};
-    else if (a.kind == Argument::Kind::kFloat) v = {true, a.f, false, {}};
-    else if (a.kind == Argument::Kind::kString) v = {false, 0.0, true, a.s};
+    if (a.kind == Argument::Kind::kInt) v = {true, static_cast<double>(a.i), false, {}, nullptr};
+    else if (a.kind == Argument::Kind::kFloat) v = {true, a.f, false, {}, nullptr};
+    else if (a.kind == Argument::Kind::kString) v = {false, 0.0, true, a.s, nullptr};
+    else if (a.kind == Argument::Kind::kList) v.list = &a.list;
     return v;
   }
-  if (t.fallbackNumber) v = {true, *t.fallbackNumber, false, {}};
-  else if (t.fallbackString) v = {false, 0.0, true, *t.fallbackString};
+  if (t.fallbackNumber) v = {true, *t.fallbackNumber, false, {}, nullptr};
+  else if (t.fallbackString) v = {false, 0.0, true, *t.fallbackString, nullptr};
   return v;
 }
 
@@ -49,6 +52,24 @@ bool contains(const std::vector<std::string>& xs, std::string_view x) {
 // diagnostic (only for a node that meets the whole form: no string work on the others).
 bool meets(const Graph& g, const Node& n, const AttributeTest& t, std::string* seen) {
   const Value v = attributeValue(n, t);
+  if (v.list) {
+    // A list meets `in` / `not_in` when one of its numbers does (dilations {not_in: [1]}: some
+    // dilation is not 1); the other tests take single values.
+    if (t.lastAxis || !t.form.empty()) return false;
+    const bool any = std::any_of(v.list->begin(), v.list->end(), [&](const Argument& e) {
+      const double x = e.kind == Argument::Kind::kInt ? static_cast<double>(e.i) : e.f;
+      if (e.kind != Argument::Kind::kInt && e.kind != Argument::Kind::kFloat) return false;
+      return (t.inNumbers.empty() || contains(t.inNumbers, x)) && !contains(t.notInNumbers, x);
+    });
+    if (!any) return false;
+    if (seen) {
+      std::string items;
+      for (const Argument& e : *v.list)
+        items += (items.empty() ? "" : ", ") + (e.kind == Argument::Kind::kInt ? std::to_string(e.i) : fmt::format("{}", e.f));
+      *seen += (seen->empty() ? "" : ", ") + t.attribute + " = [" + items + "]";
+    }
+    return true;
+  }
   if (!v.isNumber && !v.isText) return false;
   if (!t.inNumbers.empty() || !t.inStrings.empty()) {
     if (v.isNumber ? !contains(t.inNumbers, v.number) : !contains(t.inStrings, v.text)) return false;
