@@ -230,8 +230,12 @@ def render_coverage(data, rows, meta, table):
            f"oracle ({len(cases)} cases, agreement {agree}/{len(cases)} = {100.0 * agree / max(1, len(cases)):.2f}%, "
            "exceptions counted as disagreements).\n",
            "The column *explored* names the constraint-space explorer's dimensions that vary the rule "
-           "(docs/conformance-explore.md: ranks 1..8, ONNX forms, empty tensors, attribute values; cases per "
-           "dimension).\n",
+           "(docs/conformance-explore.md: ranks 1..8 in 8-bit, 16-bit and float16, ONNX forms, empty tensors, "
+           "dims of 1 and large dims with broadcasting, scale magnitudes, attribute values; cases per "
+           "dimension; the attribute cases are also compared in their ONNX form, CTest "
+           "conformance_explore_attrs_onnx). Whole graphs are explored by the graph differential tester: random "
+           "3-30-node graphs quantized with ONNX Runtime's QNN workflow, every disagreement minimized to a "
+           "reproducer (docs/conformance-differential.md).\n",
            "| rule | ONNX ops | cases | configs | agreement | explored |", "|---|---|---|---|---|---|"]
     explored = explored_dimensions()
     for rule, onnx in with_form:
