@@ -78,7 +78,8 @@ bool meets(const Graph& g, const Node& n, const AttributeTest& t, std::string* s
   int rank = -1;
   if (t.lastAxis) {
     const int r = rankOfInput0(g, n);
-    if (!v.isNumber || r <= 0) return false;
+    // An axis beyond any rank (a hostile `default: 1e300` too) names no axis: no cast of it.
+    if (!v.isNumber || r <= 0 || !(v.number > -1e6 && v.number < 1e6)) return false;
     const auto axis = static_cast<int64_t>(v.number);
     const int64_t normalized = axis < 0 ? axis + r : axis;
     if ((normalized == r - 1) != *t.lastAxis) return false;
