@@ -46,6 +46,9 @@ Dimensions:
          axes); DepthToSpace (DCR, CRD) and SpaceToDepth block sizes 2..4; Einsum equations
          (bnd,dc->bnc; bhwc,cd->bhwd; bij,bjk->bik; bhqd,bhkd->bhqk; ...) with a computed or
          constant second operand. Config names <8a|16a>[8w]_<attribute values>.
+  rankops ranks 1..8 of the ops the rank sweep leaves out because they take weights, a condition
+         or two activations: LayerNormalization, MatMul with a constant 2-D second input (ORT's
+         FullyConnected form) and of two activations, Where, Gather; 8-bit, 16-bit and float16.
 Each case id is "<op>.r<rank>/<config>/<soc>". Deterministic: the same code writes the same cases.
 """
 import argparse
@@ -976,8 +979,48 @@ def attrs_cases():
             yield from gen(cfg, enc)
 
 
+def rankops_cases():
+    """Ranks of the ops the rank sweep leaves out because they take weights, a condition or two
+    activations: LayerNormalization (scale and bias over the last axis), MatMul with a constant 2-D
+    second input (ORT's FullyConnected form) and of two activations (QNN MatMul), Where, Gather
+    (a rank-r table, 1-D indices on axis 0); 8-bit, 16-bit and float16 like the rank sweep."""
+    w8 = E.weight("int8")
+    for cfg, enc in CONFIGS.items():
+        f = E.is_float(enc)
+        for r in RANKS:
+            s = _shape(r)
+            last = s[-1]
+            ln_w = enc if f else w8
+            ln_b = enc if f else {"q": "int32", "scale": 1e-05, "zp": 0}
+            yield _named(C._case("layer_norm", "htp.layer_norm", "aten.layer_norm.default", "LayerNormalization",
+                                 "LayerNorm", cfg,
+                                 [{"role": "act", "shape": s, "enc": enc}, {"role": "weight", "shape": [last], "enc": ln_w},
+                                  {"role": "weight", "shape": [last], "enc": ln_b}],
+                                 [{"shape": s, "enc": enc if f else E.act(enc["q"], 0.04)}], ["$0", [last], "$1", "$2"],
+                                 {"axis": -1}), r)
+            if r >= 2:
+                out = enc if f else E.act(enc["q"], 0.1)
+                yield _named(C._case("matmul_const", "htp.matmul", "aten.matmul.default", "MatMul", "FullyConnected", cfg,
+                                     [{"role": "act", "shape": s, "enc": enc},
+                                      {"role": "weight", "shape": [last, 6], "enc": enc if f else w8}],
+                                     [{"shape": s[:-1] + [6], "enc": out}], ["$0", "$1"]), r)
+                yield _named(C._case("matmul_act", "htp.matmul", "aten.matmul.default", "MatMul", "MatMul", cfg,
+                                     [{"role": "act", "shape": s, "enc": enc},
+                                      {"role": "act", "shape": s[:-2] + [last, s[-2]], "enc": enc}],
+                                     [{"shape": s[:-1] + [s[-2]], "enc": out}], ["$0", "$1"]), r)
+            cond = {"plain": "bool"}
+            yield _named(C._case("where", "htp.where", "aten.where.self", "Where", "ElementWiseSelect", cfg,
+                                 [{"role": "act", "shape": s, "enc": cond}, {"role": "act", "shape": s, "enc": enc},
+                                  {"role": "act", "shape": s, "enc": enc}],
+                                 [{"shape": s, "enc": enc}], ["$0", "$1", "$2"]), r)
+            yield _named(C._case("gather", "htp.index_select", "aten.index_select.default", "Gather", "Gather", cfg,
+                                 [{"role": "act", "shape": s, "enc": enc},
+                                  {"role": "weight", "shape": [2], "enc": {"plain": "int64"}, "values": [1, 0]}],
+                                 [{"shape": [2] + s[1:], "enc": enc}], ["$0", 0, "$1"], {"axis": 0}), r)
+
+
 GENERATORS = {"rank": rank_cases, "forms": forms_cases, "empty": empty_cases, "scale": scale_cases,
-              "dims": dims_cases, "attrs": attrs_cases}
+              "dims": dims_cases, "attrs": attrs_cases, "rankops": rankops_cases}
 
 
 # Verdicts that a batch may have pinned on the wrong case.
