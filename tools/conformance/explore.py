@@ -326,6 +326,24 @@ def empty_cases():
         yield C._case("cat_empty", "htp.cat", "aten.cat.default", "Concat", "Concat", cfg,
                       [{"role": "act", "shape": full, "enc": enc}, {"role": "act", "shape": empty, "enc": enc}],
                       [{"shape": full, "enc": enc}], [["$0", "$1"], -1], {"axis": -1})
+        # The manifest's default (finalize_fails) on more op families: fixed-output activations, a
+        # second binary op, a max reduction over the other axes, an elementwise maximum.
+        for op, rule, aten, onnx_op, qnn_op in (("sigmoid", "htp.sigmoid", "aten.sigmoid.default", "Sigmoid", "Sigmoid"),
+                                                ("tanh", "htp.tanh", "aten.tanh.default", "Tanh", "Tanh"),
+                                                ("exp", "htp.exp", "aten.exp.default", "Exp", "ElementWiseExp")):
+            o = enc if E.is_float(enc) else (_fixed_out(enc, op) if op != "exp" else out)
+            yield C._case(f"{op}_empty", rule, aten, onnx_op, qnn_op, cfg,
+                          [{"role": "act", "shape": empty, "enc": enc}], [{"shape": empty, "enc": o}], ["$0"])
+        for op, rule, aten, onnx_op, qnn_op in (("mul", "htp.mul", "aten.mul.Tensor", "Mul", "ElementWiseMultiply"),
+                                                ("sub", "htp.sub", "aten.sub.Tensor", "Sub", "ElementWiseSubtract"),
+                                                ("maximum", "htp.maximum", "aten.maximum.default", "Max",
+                                                 "ElementWiseMaximum")):
+            yield C._case(f"{op}_empty", rule, aten, onnx_op, qnn_op, cfg,
+                          [{"role": "act", "shape": empty, "enc": enc}, {"role": "act", "shape": empty, "enc": enc}],
+                          [{"shape": empty, "enc": out}], ["$0", "$1"])
+        yield C._case("amax_empty", "htp.amax", "aten.amax.default", "ReduceMax", "ReduceMax", cfg,
+                      [{"role": "act", "shape": empty, "enc": enc}], [{"shape": [1, 4, 1, 0], "enc": enc}],
+                      ["$0", [2], True], {"keepdims": 1, "axes_input": [2]})
 
 
 # Scale magnitudes calibration writes: tiny (an all-zero tensor's floor), ordinary, and huge (an
