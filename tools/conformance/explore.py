@@ -46,9 +46,10 @@ Dimensions:
          axes); DepthToSpace (DCR, CRD) and SpaceToDepth block sizes 2..4; Einsum equations
          (bnd,dc->bnc; bhwc,cd->bhwd; bij,bjk->bik; bhqd,bhkd->bhqk; ...) with a computed or
          constant second operand. Config names <8a|16a>[8w]_<attribute values>.
-  rankops ranks 1..8 of the ops the rank sweep leaves out because they take weights, a condition
-         or two activations: LayerNormalization, MatMul with a constant 2-D second input (ORT's
-         FullyConnected form) and of two activations, Where, Gather; 8-bit, 16-bit and float16.
+  rankops ranks 1..8 of the ops the rank sweep leaves out: LayerNormalization, MatMul with a
+         constant 2-D second input (ORT's FullyConnected form) and of two activations, Where,
+         Gather, HardSwish, Neg, Log, Floor, Sin, Round, Elu, ReduceMin, Min, Pow, Equal, Greater;
+         8-bit, 16-bit and float16.
 Each case id is "<op>.r<rank>/<config>/<soc>". Deterministic: the same code writes the same cases.
 """
 import argparse
@@ -997,6 +998,25 @@ def attrs_cases():
             yield from gen(cfg, enc)
 
 
+# More element-wise ops for rankops (their output with an encoding of its own), and binary ops
+# (comparisons write bool).
+RANKOPS_UNARY = [
+    ("hardswish", "htp.hardswish", "aten.hardswish.default", "HardSwish", "HardSwish"),
+    ("neg", "htp.neg", "aten.neg.default", "Neg", "ElementWiseNeg"),
+    ("log", "htp.log", "aten.log.default", "Log", "ElementWiseLog"),
+    ("floor", "htp.floor", "aten.floor.default", "Floor", "ElementWiseFloor"),
+    ("sin", "htp.sin", "aten.sin.default", "Sin", "ElementWiseSin"),
+    ("round", "htp.round", "aten.round.default", "Round", "ElementWiseRound"),
+    ("elu", "htp.elu", "aten.elu.default", "Elu", "Elu"),
+]
+RANKOPS_BINARY = [
+    ("minimum", "htp.minimum", "aten.minimum.default", "Min", "ElementWiseMinimum", False),
+    ("pow", "htp.pow", "aten.pow.Tensor_Tensor", "Pow", "ElementWisePower", False),
+    ("eq", "htp.eq", "aten.eq.Tensor", "Equal", "ElementWiseEqual", True),
+    ("gt", "htp.gt", "aten.gt.Tensor", "Greater", "ElementWiseGreater", True),
+]
+
+
 def rankops_cases():
     """Ranks of the ops the rank sweep leaves out because they take weights, a condition or two
     activations: LayerNormalization (scale and bias over the last axis), MatMul with a constant 2-D
@@ -1035,6 +1055,17 @@ def rankops_cases():
                                  [{"role": "act", "shape": s, "enc": enc},
                                   {"role": "weight", "shape": [2], "enc": {"plain": "int64"}, "values": [1, 0]}],
                                  [{"shape": [2] + s[1:], "enc": enc}], ["$0", 0, "$1"], {"axis": 0}), r)
+            own = enc if f else E.act(enc["q"], 0.04)
+            for op, rule, aten, onnx_op, qnn_op in RANKOPS_UNARY:
+                yield _named(C._case(op, rule, aten, onnx_op, qnn_op, cfg, [{"role": "act", "shape": s, "enc": enc}],
+                                     [{"shape": s, "enc": own}], ["$0"]), r)
+            yield _named(C._case("amin", "htp.amin", "aten.amin.default", "ReduceMin", "ReduceMin", cfg,
+                                 [{"role": "act", "shape": s, "enc": enc}], [{"shape": s[:-1] + [1], "enc": enc}],
+                                 ["$0", [-1], True], {"keepdims": 1, "axes_input": [-1]}), r)
+            for op, rule, aten, onnx_op, qnn_op, boolean in RANKOPS_BINARY:
+                yield _named(C._case(op, rule, aten, onnx_op, qnn_op, cfg,
+                                     [{"role": "act", "shape": s, "enc": enc}, {"role": "act", "shape": s, "enc": enc}],
+                                     [{"shape": s, "enc": {"plain": "bool"} if boolean else own}], ["$0", "$1"]), r)
 
 
 GENERATORS = {"rank": rank_cases, "forms": forms_cases, "empty": empty_cases, "scale": scale_cases,
