@@ -301,6 +301,12 @@ def elementwise():
             expect={"SM8350": [E("arch-gate", "htp.remainder", "Integer remainder (QNN ElementWiseMod) needs HTP V69 or "
                                                                "newer (V68 cannot finalize it).")]},
             note="ONNX Mod (fmod=0): mod/int32/SM8350 fails finalize, V69+ accept it.")
+    # Rank 4 is ElementWiseLog's limit in every datatype (explore cases log.r4, log.r5/<config>/<SoC>).
+    R5 = [1, 2, 4, 16, 16]
+    fx.input("x8_r5", R5, u8())
+    fx.case("log_r4", "aten.log.default", [fx.ref("x8")], [("float32", T, u8(0.04, 200))])
+    fx.case("log_r5", "aten.log.default", [fx.ref("x8_r5")], [("float32", R5, u8(0.04, 200))],
+            expect=[E("rank", "htp.log", "QNN ElementWiseLog takes tensors of rank 4 or less.", port="in[0] input")])
     return fx
 
 
@@ -693,6 +699,15 @@ def shape():
     fx.case("view_ids", "aten.view.default", [fx.ref("ids"), [16]], [("int64", [16], None)])
     fx.case("view_float", "aten.view.default", [fx.ref("xf"), [1, -1]], [("float32", F, None)],
             note="No float16 arch gate: the conformance oracle runs float on V68 (reshape/fp16/SM8350).")
+    # Signed 16-bit data movement, and 8-bit in to 16-bit out (explore cases reshape_own/16a_s16,
+    # split_own/8a_to_16a, slice_own/8a_to_16a/<SoC>); 16-bit in to 8-bit out was not measured.
+    fx.input("xs16", T, s16_sym(0.0005))
+    fx.case("view_s16", "aten.view.default", [fx.ref("xs16"), [1, -1]], [("float32", F, shared_node("xs16"))])
+    fx.case("split_8_to_16", "aten.split.Tensor", [fx.ref("x8"), 4, 1],
+            [("float32", H, u16(0.0005, 32768)), ("float32", H, u16(0.0005, 32768))])
+    fx.case("slice_8_to_16", "aten.slice.Tensor", [fx.ref("x8"), 1, 0, 4], [("float32", H, u16(0.0005, 32768))])
+    fx.case("slice_16_to_8", "aten.slice.Tensor", [fx.ref("x16"), 1, 0, 4], [("float32", H, u8(0.015, 130))],
+            expect=[E("no-matching-variant", "htp.slice", no_variant("htp.slice", "StridedSlice"))])
     # Failures: math-invariant outputs with their own encoding.
     fx.case("view_own", "aten.view.default", [fx.ref("x8"), [1, -1]], [("float32", F, u8(0.5, 7))],
             expect=[E("shared", "htp.reshape", shared("output", "input"), port="out[0] output")])

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "../model/CpuFormTests.h"
+#include "PathRefusal.h"
 
 namespace qnnrules {
 namespace {
@@ -119,16 +120,7 @@ DiagnosticList checkCpuForms(const GraphFacts& facts, const PruneResult& pruned,
         continue;
       std::string seen = r >= 0 ? fmt::format("input 0 of rank {}", r) : std::string();
       for (const AttributeTest& t : f->when) meets(g, node, t, &seen);
-      Diagnostic d;
-      d.severity = Severity::kError;
-      d.code = DiagCode::kLoweringCheck;
-      d.node = node.name;
-      d.nodeIndex = i;
-      d.op = std::string(g.target(node));
-      d.sourceOp = std::string(g.sourceOp(node));
-      d.ruleId = rule->id;
-      d.mark = f->mark;
-      d.message = f->message;
+      Diagnostic d = pathRefusal(g, i, *rule, DiagCode::kLoweringCheck, f->mark, f->message);
       d.expected = f->expected;
       d.actual = seen;
       d.hint = f->hint;

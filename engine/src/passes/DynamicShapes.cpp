@@ -1,5 +1,6 @@
 #include "qnnrules/passes/DynamicShapes.h"
 
+#include "PathRefusal.h"
 #include "qnnrules/validate/ConstraintText.h"
 
 namespace qnnrules {
@@ -23,16 +24,8 @@ DiagnosticList checkDynamicShapes(const GraphFacts& facts, const PruneResult& pr
     const Rule* rule = facts.ruleOf(node);
     if (!rule || rule->kind != RuleKind::kOp || pruned.of(i) != PruneKind::kKept) continue;
     auto report = [&](const std::string& port, const std::vector<int64_t>& shape) {
-      Diagnostic d;
-      d.severity = Severity::kError;
-      d.code = DiagCode::kDynamicShape;
-      d.node = node.name;
-      d.nodeIndex = i;
-      d.op = std::string(g.target(node));
-      d.ruleId = rule->id;
+      Diagnostic d = pathRefusal(g, i, *rule, DiagCode::kDynamicShape, path.dynamicShapesMark, path.dynamicShapesMessage);
       d.port = port;
-      d.mark = path.dynamicShapesMark;
-      d.message = path.dynamicShapesMessage;
       d.expected = "a shape known before the graph runs";
       d.actual = shape.empty() ? std::string("a shape computed at run time")
                                : "shape " + shapeWithUnknowns(shape) + ", computed at run time";
