@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# ExecuTorch's own QNN lowering as the oracle (issue 33): quantizes the suite's models with
+# ExecuTorch's QnnQuantizer and with qnnrules.torch.Quantizer, lowers each with ExecuTorch's
+# to_edge_transform_and_lower_to_qnn on the real x86 HTP backend (the onnxruntime-qnn wheel's
+# libQnnHtp.so behind tools/conformance/executorch/shim/), records the verdicts in
+# tests/conformance/executorch/lowering/ and regenerates docs/conformance-executorch-lowering.md.
+# Run on a machine set up by scripts/setup.sh:
+#   scripts/conformance-executorch.sh [options of tools/conformance/executorch/lower.py]
+# e.g. --models cnn_bn --configs 8a8w --socs SM8650 for one quick case. Builds build-et (qnn-validate
+# and the Python module) first. Exit status: that of the comparison (1 when a figure got worse).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=.venv/bin/python
+[ -x "$PY" ] || { echo "conformance-executorch: no .venv; run scripts/setup.sh first" >&2; exit 2; }
+QNNRULES_BUILD_TARGETS="qnn-validate qnnrules_python" ./scripts/build.sh build-et -DQNNRULES_BUILD_PYTHON=ON
+echo "== ExecuTorch lowering (each quantization and lowering in its own process)"
+QNNRULES_PATH= nice -n 10 "$PY" tools/conformance/executorch/lower.py --python-path build-et/python --bias-case "$@"
+echo "== comparison and doc"
+python3 tools/conformance/executorch/lower_compare.py --validate build-et/tools/qnn-validate/qnn-validate \
+  --write-doc

@@ -1,0 +1,181 @@
+"""ExecuTorch's own QNN lowering as an oracle (issue 33): quantize, lower on the real HTP backend,
+record per node and per graph what ExecuTorch did.
+
+    scripts/conformance-executorch.sh [lower.py options]        # one command from a fresh checkout
+    .venv/bin/python tools/conformance/executorch/lower.py [--models cnn_bn,mlp] [--quantizers executorch,qnnrules]
+        [--configs 8a8w,16a8w] [--socs SM8350,SM8550,SM8650,SM8750,SM8850] [--bias-case] [--timeout 900]
+
+The environment is made here (lower_env.py: the wheel's x86 QNN libraries behind the shim/
+interposer). Every step runs in its own process with a timeout (lower_worker.py): quantize once per
+(model, quantizer, config) into BUILD/pt2/*.pt2, then lower once per SoC. Raw records go to
+BUILD/records/; the summary (per case: outcome, partitions, context-binary sizes, per .pt2 compute
+node the verdict and the backend's messages) is merged into tests/conformance/executorch/lowering/
+verdicts.json, and the .pt2 files are copied beside it (they are what lower_compare.py hands to
+qnn-validate). Cases are named MODEL/QUANTIZER/CONFIG[@bias=F]/SOC.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import lower_env  # noqa: E402
+from run import _save as save  # noqa: E402  (the ExecuTorch quantizer comparison's writer)
+
+ROOT = lower_env.ROOT
+DATA = os.path.join(ROOT, "tests", "conformance", "executorch", "lowering")
+SOCS = ["SM8350", "SM8550", "SM8650", "SM8750", "SM8850"]
+BIAS_FACTORS = [0.5, 1.0, 2.0]
+WORKER = os.path.join(HERE, "lower_worker.py")
+
+
+def run(cmd, env, timeout, log):
+    """(exit code or "timeout", last stdout line) of a worker process."""
+    with open(log, "w") as f:
+        try:
+            p = subprocess.run(cmd, env=env, timeout=timeout, stdout=subprocess.PIPE, stderr=f, text=True)
+        except subprocess.TimeoutExpired:
+            return "timeout", ""
+    lines = p.stdout.strip().splitlines()
+    return p.returncode, (lines[-1] if lines else "")
+
+
+def node_verdicts(raw):
+    """Per .pt2 compute node: qnn (every edge node made from it delegated), cpu (one is not: the
+    partitioner refused it, or it sits outside every partition), absent (ExecuTorch's passes left no
+    node made from it), with the messages the backend wrote while checking it."""
+    by_origin = {n: [] for n in raw.get("pt2_compute_nodes", [])}
+    for e in raw.get("nodes", []):
+        if e.get("qdq"):
+            continue
+        home = next((o for o in e.get("origin", []) if o in by_origin), None)
+        if home is not None:
+            by_origin[home].append(e)
+    out = {}
+    for name, edges in by_origin.items():
+        if not edges:
+            out[name] = {"verdict": "absent"}
+            continue
+        refused = [e for e in edges if not e.get("supported") or not e.get("partition")]
+        v = {"verdict": "cpu" if refused else "qnn",
+             "edge_ops": sorted({e["target"].split(":")[0].replace("<EdgeOpOverload: ", "").strip(">") for e in edges})}
+        msgs = [m for e in refused for m in (e.get("messages") or []) + ([e["exception"]] if e.get("exception") else [])]
+        if refused:
+            v["refused_edge_nodes"] = [e["name"] for e in refused]
+            v["unsupported"] = any(e.get("supported") is False for e in refused)
+        if msgs:
+            v["messages"] = msgs[:6]
+        out[name] = v
+    return out
+
+
+def summarize(raw, worker_status):
+    s = {"outcome": None, "seconds": raw.get("seconds")}
+    if raw.get("outcome") in (None, "error") or worker_status not in (0,):
+        s["outcome"] = "error"
+        s["detail"] = raw.get("exception") or f"worker exit {worker_status}"
+        return s
+    s["nodes"] = node_verdicts(raw)
+    s["partitions"] = raw.get("partitions", 0)
+    if raw["outcome"] == "failed":
+        s["outcome"] = "lowering-fails"
+        s["stage"] = raw.get("stage")
+        s["exception"] = raw.get("exception")
+    else:
+        cpu = [n for n, v in s["nodes"].items() if v["verdict"] == "cpu"]
+        s["outcome"] = "partial" if cpu else "all-delegated"
+        s["context_binary_bytes"] = raw.get("context_binaries")
+    if raw.get("backend_errors"):
+        s["backend_errors"] = raw["backend_errors"]
+    return s
+
+
+def load(path):
+    if os.path.exists(path):
+        with open(path) as f:
+            return json.load(f)
+    return {}
+
+
+def versions():
+    from importlib import metadata
+    return {p: metadata.version(p) for p in ("executorch", "torch", "torchao", "onnxruntime-qnn", "transformers")}
+
+
+def plan(a):
+    jobs = []
+    for model in a.models.split(","):
+        for quantizer in a.quantizers.split(","):
+            for config in a.configs.split(","):
+                jobs.append((model, quantizer, config, None))
+    if a.bias_case:
+        jobs += [("conv_bias", "executorch", "8a8w", f) for f in BIAS_FACTORS]
+    return jobs
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--models", default="cnn_bn,mlp,bert_layer,llama_layer")
+    ap.add_argument("--quantizers", default="executorch,qnnrules")
+    ap.add_argument("--configs", default="8a8w,16a8w")
+    ap.add_argument("--socs", default=",".join(SOCS))
+    ap.add_argument("--bias-case", action="store_true", help="also the bias-scale oracle case (conv, 0.5x/1x/2x)")
+    ap.add_argument("--bias-socs", default="SM8650")
+    ap.add_argument("--build", default=lower_env.DEFAULT_BUILD, help="scratch: shim, QNN folder, pt2, raw records")
+    ap.add_argument("--python-path", default=os.path.join(ROOT, "build-et", "python"),
+                    help="where the qnnrules module is built (the qnnrules quantizer)")
+    ap.add_argument("--data", default=DATA)
+    ap.add_argument("--timeout", type=int, default=900)
+    ap.add_argument("--reuse", action="store_true", help="keep .pt2 files already made")
+    a = ap.parse_args()
+
+    env = lower_env.prepare(a.build)
+    env["PYTHONPATH"] = os.pathsep.join([a.python_path] + [p for p in [env.get("PYTHONPATH")] if p])
+    qenv = dict(env, EXECUTORCH_BUILDING_WHEEL="1")
+    for d in ("pt2", "records", "logs"):
+        os.makedirs(os.path.join(a.build, d), exist_ok=True)
+    os.makedirs(os.path.join(a.data, "pt2"), exist_ok=True)
+    vpath = os.path.join(a.data, "verdicts.json")
+    doc = load(vpath)
+    doc.setdefault("cases", {})
+    doc["versions"] = versions()
+    total = time.time()
+    for model, quantizer, config, bias in plan(a):
+        tag = f"{config}@bias={bias:g}" if bias is not None else config
+        stem = f"{model}.{quantizer}.{tag.replace('@', '.').replace('=', '')}"
+        pt2 = os.path.join(a.build, "pt2", stem + ".pt2")
+        if not (a.reuse and os.path.exists(pt2)):
+            cmd = [sys.executable, WORKER, "quantize", model, quantizer, config, pt2]
+            if bias is not None:
+                cmd += ["--bias-scale", str(bias)]
+            rc, out = run(cmd, qenv, a.timeout, os.path.join(a.build, "logs", stem + ".quantize.log"))
+            if rc != 0:
+                print(f"{stem}: quantize failed ({rc}), see {a.build}/logs/{stem}.quantize.log", flush=True)
+                for soc in a.socs.split(","):
+                    doc["cases"][f"{model}/{quantizer}/{tag}/{soc}"] = {"outcome": "quantize-fails", "detail": str(rc)}
+                save(doc, vpath)
+                continue
+            print(f"{stem}: quantized {out}", flush=True)
+        shutil.copyfile(pt2, os.path.join(a.data, "pt2", stem + ".pt2"))
+        for soc in (a.bias_socs if bias is not None else a.socs).split(","):
+            rec = os.path.join(a.build, "records", f"{stem}.{soc}.json")
+            rc, out = run([sys.executable, WORKER, "lower", pt2, model, soc, rec], env, a.timeout,
+                          os.path.join(a.build, "logs", f"{stem}.{soc}.lower.log"))
+            raw = load(rec) if rc != "timeout" else {"outcome": "error", "exception": "timeout"}
+            s = summarize(raw, rc)
+            s["pt2"] = stem + ".pt2"
+            doc["cases"][f"{model}/{quantizer}/{tag}/{soc}"] = s
+            save(doc, vpath)
+            print(f"{stem} {soc}: {s['outcome']} partitions={s.get('partitions')} "
+                  f"cpu={[n for n, v in s.get('nodes', {}).items() if v['verdict'] == 'cpu']} {s.get('seconds')} s",
+                  flush=True)
+    print(f"wrote {vpath} in {round(time.time() - total)} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,250 @@
+"""One step of the ExecuTorch-lowering oracle, in its own process (lower.py runs it with a timeout).
+
+    lower_worker.py quantize MODEL QUANTIZER CONFIG OUT.pt2 [--bias-scale F]
+    lower_worker.py lower OUT.pt2 MODEL SOC OUT.json
+
+quantize: builds MODEL (lower_models.py), quantizes it with ExecuTorch's QnnQuantizer
+("executorch", set up as in et_quantize.quantizer_for) or qnnrules.torch.Quantizer ("qnnrules"),
+calibrates on seeded inputs, convert_pt2e, and saves torch.export.export of the converted module
+(what `qnn-validate --lowering executorch` reads). --bias-scale F multiplies the scale of every
+conv/linear bias encoding by F and requantizes the bias so its float value stays (the bias-scale
+oracle case).
+
+lower: loads the .pt2 and runs ExecuTorch's to_edge_transform_and_lower_to_qnn for SOC (HTP,
+quantized), the real partitioner and preprocess against the real backend. Records per edge node the
+partitioner's verdict (QnnOperatorSupport.is_node_supported: per node the backend's
+backendValidateOpConfig through ExecuTorch's op builders) with the log lines the check wrote, its
+partition, the .pt2 node it comes from (meta from_node), and the graph's outcome (lowered, or the
+exception of the step that failed, with the backend's error lines).
+"""
+
+import json
+import os
+import re
+import sys
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+QDQ = re.compile(r"(quantize|dequantize)_per_(tensor|channel|channel_group|token)")
+ERROR_LINE = re.compile(r"\[(ERROR|WARNING)\] \[Qnn ExecuTorch\]:\s*(.*)|<E>\s*(.*)")
+
+
+def is_qdq(target):
+    return bool(QDQ.search(str(target)))
+
+
+# --- quantize -----------------------------------------------------------------------------------
+
+def _scale_bias(gm, factor):
+    """Multiplies the scale of each conv/linear bias dequantize by factor, requantizing the int32
+    bias constant so dequantized values stay (to the rounding). Returns the nodes changed."""
+    import torch
+    changed = []
+    for node in gm.graph.nodes:
+        if node.op != "call_function" or len(node.args) < 3 or not hasattr(node.args[2], "target"):
+            continue
+        if "conv" not in str(node.target) and "linear" not in str(node.target):
+            continue
+        dq = node.args[2]
+        if not is_qdq(dq.target) or dq.args[0].op != "get_attr":
+            continue
+        q_attr = dq.args[0].target
+        q = getattr(gm, q_attr)
+        scale = dq.args[1]
+        if isinstance(scale, torch.fx.Node):  # per channel: scales tensor constant
+            s = getattr(gm, scale.target)
+            setattr(gm, scale.target, s * factor)
+            div = (s * factor).reshape([-1] + [1] * (q.dim() - 1)) / s.reshape([-1] + [1] * (q.dim() - 1))
+        else:
+            dq.args = (dq.args[0], float(scale) * factor) + tuple(dq.args[2:])
+            div = factor
+        setattr(gm, q_attr, torch.round(q.to(torch.float64) / div).to(q.dtype))
+        changed.append(node.name)
+    gm.recompile()
+    return changed
+
+
+def quantize(model, quantizer, config, out, bias_scale=None):
+    import torch
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+    import lower_models
+    start = time.time()
+    m, args = lower_models.build(model)
+    gm = torch.export.export(m, args, strict=False).module()
+    if quantizer == "executorch":
+        import et_quantize
+        q = et_quantize.quantizer_for(config, gm)
+    else:
+        import qnnrules.torch as qt
+        from run import QNNRULES_CONFIG
+        q = qt.Quantizer(backend="htp", soc="SM8650", config=QNNRULES_CONFIG[config])
+    gm = prepare_pt2e(gm, q)
+    with torch.no_grad():
+        for batch in lower_models.calibration(model):
+            gm(*batch)
+    gm = convert_pt2e(gm)
+    changed = _scale_bias(gm, bias_scale) if bias_scale else []
+    ep = torch.export.export(gm, args, strict=False)
+    torch.export.save(ep, out)
+    compute = [n.name for n in ep.graph.nodes if n.op == "call_function" and not is_qdq(n.target)]
+    return {"pt2": os.path.basename(out), "compute_nodes": len(compute), "bias_scaled": changed,
+            "seconds": round(time.time() - start, 1)}
+
+
+# --- lower --------------------------------------------------------------------------------------
+
+class LogTap:
+    """fd 2 (where the QNN backend's and ExecuTorch's C++ logs go) redirected into a file, read by
+    offset so each partitioner check gets the lines it wrote."""
+
+    def __init__(self, path):
+        self.path = path
+        sys.stderr.flush()
+        self.saved = os.dup(2)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
+        os.dup2(fd, 2)
+        os.close(fd)
+
+    def mark(self):
+        sys.stderr.flush()
+        return os.path.getsize(self.path)
+
+    def since(self, pos):
+        sys.stderr.flush()
+        with open(self.path, errors="replace") as f:
+            f.seek(pos)
+            return f.read()
+
+
+def backend_lines(text, limit=12):
+    """The backend's and ExecuTorch's error/warning lines of a log excerpt, deduplicated, in order."""
+    out = []
+    for line in text.splitlines():
+        m = ERROR_LINE.search(line)
+        if not m:
+            continue
+        msg = (m.group(2) or m.group(3) or "").strip()
+        if not msg or "option 66" in msg or "API version" in msg or msg in out:
+            continue  # "unexpected GraphHtpSettings option 66": the x86 library's own, on every graph
+        out.append(msg[:400])
+    return out[:limit]
+
+
+def origin_names(node):
+    """The node's own name, then the names of the nodes it was made from (meta from_node, newest
+    first, depth first)."""
+    names = [node.name]
+    stack = list(reversed(node.meta.get("from_node") or []))
+    while stack:
+        src = stack.pop()
+        name = getattr(src, "name", None)
+        if name and name not in names:
+            names.append(name)
+        stack.extend(reversed(getattr(src, "from_node", None) or []))
+    return names
+
+
+def lower(pt2, model, soc, out_json):
+    tap = LogTap(out_json + ".log")
+    record = {"soc": soc, "pt2": os.path.basename(pt2), "nodes": [], "outcome": None}
+    start = time.time()
+    try:
+        import torch
+        import lower_models
+        from executorch.backends.qualcomm.partition import qnn_partitioner as qp
+        from executorch.backends.qualcomm.serialization.qc_schema import QcomChipset
+        from executorch.backends.qualcomm.utils.utils import (
+            generate_htp_compiler_spec, generate_qnn_executorch_compiler_spec, to_edge_transform_and_lower_to_qnn)
+
+        ep = torch.export.load(pt2)
+        pt2_compute = [n.name for n in ep.graph.nodes if n.op == "call_function" and not is_qdq(n.target)]
+        record["pt2_compute_nodes"] = pt2_compute
+        checks = {}
+
+        original_check = qp.QnnOperatorSupport.is_node_supported
+
+        def check(self, submodules, node):
+            pos = tap.mark()
+            err = None
+            try:
+                ok = original_check(self, submodules, node)
+            except Exception as e:  # an op builder that raises: ExecuTorch's lowering fails there
+                ok, err = None, f"{type(e).__name__}: {e}"
+                raise
+            finally:
+                if node.op == "call_function" and node.name not in checks:
+                    text = tap.since(pos)
+                    checks[node.name] = {
+                        "name": node.name, "target": str(node.target), "supported": ok,
+                        "origin": origin_names(node), "qdq": is_qdq(node.target),
+                        "messages": backend_lines(text), "exception": err,
+                        "partitioner": [ln.split("| ", 1)[1].strip() for ln in text.splitlines()
+                                        if "[QnnPartitioner]" in ln and "| " in ln][:1],
+                    }
+            return ok
+
+        original_partition = qp.QnnPartitioner.partition
+
+        def partition(self, edge_program):
+            result = original_partition(self, edge_program)
+            for n in edge_program.graph_module.graph.nodes:
+                if n.op == "call_function" and n.name in checks:
+                    checks[n.name]["partition"] = n.meta.get("delegation_tag")
+            record["partitions"] = len({c.get("partition") for c in checks.values() if c.get("partition")})
+            record["partitioned_at"] = round(time.time() - start, 1)
+            return result
+
+        qp.QnnOperatorSupport.is_node_supported = check
+        qp.QnnPartitioner.partition = partition
+        spec = generate_qnn_executorch_compiler_spec(
+            soc_model=getattr(QcomChipset, soc), backend_options=generate_htp_compiler_spec(use_fp16=False))
+        _, args = lower_models.build(model)
+        pos = tap.mark()
+        try:
+            edge = to_edge_transform_and_lower_to_qnn(ep.module(), args, spec)
+            graph = edge.exported_program().graph_module
+            lowered = [m for name, m in graph.named_children() if name.startswith("lowered_module")]
+            record["outcome"] = "lowered"
+            record["context_binaries"] = [len(m.processed_bytes) for m in lowered]
+            record["delegates"] = len(lowered)
+        except Exception as e:
+            record["outcome"] = "failed"
+            record["stage"] = "partition" if "partitioned_at" not in record else "preprocess"
+            record["exception"] = f"{type(e).__name__}: {str(e)[:800]}"
+            record["traceback_tail"] = traceback.format_exc().splitlines()[-6:]
+        record["backend_errors"] = backend_lines(tap.since(pos), limit=20)
+        record["nodes"] = list(checks.values())
+    except Exception as e:
+        record["outcome"] = "error"
+        record["exception"] = f"{type(e).__name__}: {str(e)[:800]}"
+        record["traceback_tail"] = traceback.format_exc().splitlines()[-8:]
+    record["seconds"] = round(time.time() - start, 1)
+    with open(out_json, "w") as f:
+        json.dump(record, f, indent=1)
+    return record
+
+
+def main():
+    task = sys.argv[1]
+    if task == "quantize":
+        bias = None
+        argv = sys.argv[2:]
+        if "--bias-scale" in argv:
+            i = argv.index("--bias-scale")
+            bias = float(argv[i + 1])
+            argv = argv[:i] + argv[i + 2:]
+        model, quantizer, config, out = argv
+        print(json.dumps(quantize(model, quantizer, config, out, bias)))
+    elif task == "lower":
+        pt2, model, soc, out = sys.argv[2:6]
+        r = lower(pt2, model, soc, out)
+        print(json.dumps({"outcome": r["outcome"], "seconds": r["seconds"]}))
+    else:
+        raise SystemExit(f"unknown task {task}")
+
+
+if __name__ == "__main__":
+    main()
