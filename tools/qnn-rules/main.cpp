@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "qnnrules/io/SafeOutputFile.h"
+#include "qnnrules/core/OutputFile.h"
 #include "qnnrules/validate/ConstraintText.h"
 #include "qnnrules/load/RuleRegistry.h"
 #include "qnnrules/report/SupportedOpsDoc.h"
@@ -205,7 +205,7 @@ bool emit(const std::filesystem::path& path, const std::string& text, bool check
     std::cout << path.string() << " is stale: run `qnn-rules docs` and commit the result\n";
     return false;
   }
-  if (Status st = writeOutputFile(path, text); !st.isOk()) {
+  if (Status st = saveOutputFile(path, text); !st.isOk()) {
     std::cerr << "qnn-rules: error: " << st.message() << "\n";
     return false;
   }

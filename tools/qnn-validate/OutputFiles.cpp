@@ -13,7 +13,7 @@
 #include "qnnrules/annotate/Encodings.h"
 #include "qnnrules/core/TerminalText.h"
 #include "qnnrules/io/GraphWriter.h"
-#include "qnnrules/io/SafeOutputFile.h"
+#include "qnnrules/core/OutputFile.h"
 #include "qnnrules/pipeline/RunReportFormat.h"
 #include "qnnrules/report/DotWriter.h"
 
@@ -84,7 +84,7 @@ int writeGraphAndEncodings(const CliOptions& o, const qnnrules::RunReport& r) {
   }
   if (!o.encodings.empty() && r.encodings) {
     for (const qnnrules::Diagnostic& d : r.encodings->diagnostics) std::cerr << qnnrules::formatText(d);
-    qnnrules::Status st = qnnrules::writeOutputFile(o.encodings, qnnrules::formatRunEncodings(r));
+    qnnrules::Status st = qnnrules::saveOutputFile(o.encodings, qnnrules::formatRunEncodings(r));
     if (!st.isOk()) return reportError(st, {});
   }
   return kExitValid;
@@ -97,11 +97,11 @@ int writeOutputFiles(const CliOptions& o, const qnnrules::RunReport& r) {
   std::cout.flush();
   std::fflush(stdout);
   if (!o.dot.empty()) {
-    qnnrules::Status st = qnnrules::writeOutputFile(o.dot, qnnrules::formatRunDot(r));
+    qnnrules::Status st = qnnrules::saveOutputFile(o.dot, qnnrules::formatRunDot(r));
     if (!st.isOk()) return reportError(st, {});
   }
   if (!o.html.empty()) {
-    qnnrules::Status st = qnnrules::writeOutputFile(o.html, qnnrules::formatRunHtml(r));
+    qnnrules::Status st = qnnrules::saveOutputFile(o.html, qnnrules::formatRunHtml(r));
     if (!st.isOk()) return reportError(st, {});
   }
   return writeGraphAndEncodings(o, r);

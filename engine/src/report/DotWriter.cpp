@@ -1,6 +1,6 @@
 #include "qnnrules/report/DotWriter.h"
 
-#include "qnnrules/io/SafeOutputFile.h"
+#include "qnnrules/core/OutputFile.h"
 
 namespace qnnrules {
 namespace {
@@ -81,7 +81,7 @@ std::string formatDot(const Graph& g, const DelegationReport& r) {
 }
 
 Status writeDotFile(const std::filesystem::path& path, const Graph& graph, const DelegationReport& report) {
-  return writeOutputFile(path, formatDot(graph, report));
+  return saveOutputFile(path, formatDot(graph, report));
 }
 
 }  // namespace qnnrules
