@@ -33,6 +33,8 @@ seed() {
     recipe) find tests docs examples -name '*recipe*.yaml' -exec cp --backup=numbered -t "$out" {} + 2>/dev/null || true
             printf 'version: 1\noverrides:\n  - {target: aten.conv2d.default, config: "16a8w:per_channel"}\n' > "$out/one" ;;
     backend_options) cp rules/backend_options.yaml "$out/" ;;
+    baseline) find tests/golden/expected -name '*.sarif' -size -2M -exec cp --backup=numbered -t "$out" {} +
+              find tests/golden/expected -name '*.json' -size -2M -exec cp --backup=numbered -t "$out" {} + ;;
     *) echo "seeds.sh: unknown target $t" >&2; exit 2 ;;
   esac
 }

@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "qnnrules/core/Status.h"
@@ -39,9 +40,13 @@ struct Baseline {
   std::vector<BaselineFinding> findings;
 };
 
-// Reads a qnn-validate JSON report (its "diagnostics") or SARIF log (its results' properties).
-// kNotFound, kIoError, kParseError, or kSchemaError for a file that is neither.
+// Reads a qnn-validate JSON report (its "diagnostics") or SARIF log (its results' properties),
+// as it streams by: only the findings are kept. kNotFound, kIoError, kParseError (not JSON, or
+// text after the document), or kSchemaError for a document that is neither (a value of the
+// wrong type where a report has a string, a finding that is not an object), saying where.
 Status readBaseline(const std::filesystem::path& path, Baseline& out);
+// The same for text in memory named `name` (the fuzz target, tests).
+Status readBaselineText(std::string_view text, const std::string& name, Baseline& out);
 
 // The outcome of comparing a run with its baseline (RunReport::baseline).
 struct BaselineComparison {
