@@ -17,6 +17,7 @@ qnn-validate). Cases are named MODEL/QUANTIZER/CONFIG[@bias=F]/SOC.
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -45,6 +46,12 @@ def run(cmd, env, timeout, log):
     return p.returncode, (lines[-1] if lines else "")
 
 
+def edge_op(target):
+    """"aten.hardtanh.default" of "<EdgeOpOverload: aten.hardtanh.default>: schema = ..."."""
+    m = re.search(r"EdgeOpOverload: ([^>]+)>", target)
+    return m.group(1) if m else target.split(" ")[0]
+
+
 def node_verdicts(raw):
     """Per .pt2 compute node: qnn (every edge node made from it delegated), cpu (one is not: the
     partitioner refused it, or it sits outside every partition), absent (ExecuTorch's passes left no
@@ -63,7 +70,7 @@ def node_verdicts(raw):
             continue
         refused = [e for e in edges if not e.get("supported") or not e.get("partition")]
         v = {"verdict": "cpu" if refused else "qnn",
-             "edge_ops": sorted({e["target"].split(":")[0].replace("<EdgeOpOverload: ", "").strip(">") for e in edges})}
+             "edge_ops": sorted({edge_op(e["target"]) for e in edges})}
         msgs = [m for e in refused for m in (e.get("messages") or []) + ([e["exception"]] if e.get("exception") else [])]
         if refused:
             v["refused_edge_nodes"] = [e["name"] for e in refused]
@@ -132,7 +139,18 @@ def main():
     ap.add_argument("--data", default=DATA)
     ap.add_argument("--timeout", type=int, default=900)
     ap.add_argument("--reuse", action="store_true", help="keep .pt2 files already made")
+    ap.add_argument("--resummarize", action="store_true",
+                    help="rebuild the recorded summaries from BUILD/records (nothing runs)")
     a = ap.parse_args()
+    if a.resummarize:
+        vpath = os.path.join(a.data, "verdicts.json")
+        doc = load(vpath)
+        for cid, s in doc["cases"].items():
+            rec = os.path.join(a.build, "records", s.get("pt2", "")[:-len(".pt2")] + "." + cid.split("/")[-1] + ".json")
+            if s.get("pt2") and os.path.exists(rec):
+                doc["cases"][cid] = dict(summarize(load(rec), 0), pt2=s["pt2"])
+        save(doc, vpath)
+        return
 
     env = lower_env.prepare(a.build)
     env["PYTHONPATH"] = os.pathsep.join([a.python_path] + [p for p in [env.get("PYTHONPATH")] if p])

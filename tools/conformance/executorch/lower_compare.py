@@ -132,6 +132,19 @@ def write_doc(path, results, verdicts, skipped, expected_path):
         L.append(f"| `{c['id']}` | {SHORT[c['outcome']]} | {SHORT[r['pred']['outcome']]}"
                  f"{', ' + SHORT[w['pred']['outcome']] if w else ''} | {st['fp']}/{st['fn']} | {v.get('partitions')} | "
                  f"{', '.join(refused) or '—'} |")
+    bias = [r for r in results["strict"] if "@bias=" in r["case"]["id"]]
+    if bias:
+        L += ["", "## Bias scale (oracle case)", "",
+              "One conv quantized by ExecuTorch's QnnQuantizer (8a8w), its int32 bias requantized after",
+              "convert_pt2e to scale = F × the recorded one (the float bias kept), F = 0.5, 1, 2; lowered by ExecuTorch,",
+              "whose conv builder hands the bias encoding to QNN unchanged.", "",
+              "| case | ExecuTorch | conv on HTP | qnn-validate strict | qnn-validate's reason |", "|---|---|---|---|---|"]
+        for r in bias:
+            c = r["case"]
+            conv = [n for n in c["nodes"] if "conv" in n["op"]]
+            why = "; ".join(sorted({row["code"] or row["reason"] for row in r["rows"] if row.get("code") or row.get("reason")}))
+            L.append(f"| `{c['id']}` | {SHORT[c['outcome']]} | {', '.join(n['placement'] for n in conv) or '—'} | "
+                     f"{SHORT[r['pred']['outcome']]} | {why or '—'} |")
     for m, per_case in results.items():
         L += ["", f"## Disagreement classes ({m})", ""]
         cl = mc.classes(per_case)
