@@ -20,7 +20,7 @@ except ModuleNotFoundError as _error:  # the `torch` extra is not installed
     from ._requires import torch_extra
     raise torch_extra(__name__, _error) from None
 
-from . import torch as qt
+from . import _fx as fx
 
 
 _NARROW_WEIGHT_LEVELS = 15  # 4-bit symmetric weights are -7..7; 2-bit -2..1
@@ -37,7 +37,7 @@ def default_act_observer(model, nodes, fx_nodes):
     does 2.4 dB better with act_observer=MinMaxObserver)."""
     for nd in nodes:
         for value in nd.get("args", []):
-            for ref in qt._tensor_refs(value):
+            for ref in fx._tensor_refs(value):
                 spec = ref.get("qspec") or {}
                 qmin, qmax = spec.get("quant_min"), spec.get("quant_max")
                 if (qmin is not None and qmax is not None and qmax - qmin <= _NARROW_WEIGHT_LEVELS
@@ -113,7 +113,7 @@ def observer(spec, dtype, qmin, qmax, ch_axis, setting, static=False):
 
 def is_static(model, node):
     """A parameter read by get_attr (what torch.export's module() and prepare_pt2e give)."""
-    return node.op == "get_attr" and isinstance(qt._attr(model, node.target), torch.nn.Parameter)
+    return node.op == "get_attr" and isinstance(fx._attr(model, node.target), torch.nn.Parameter)
 
 
 class _ObserveOnce:

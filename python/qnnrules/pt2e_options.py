@@ -21,6 +21,8 @@ except ModuleNotFoundError as _error:  # the `torch` extra is not installed
     from ._requires import torch_extra
     raise torch_extra(__name__, _error) from None
 
+from ._fx import _target_name
+
 
 @unique
 class QuantDtype(IntEnum):
@@ -165,7 +167,6 @@ class _Strategy:
 
 
 def _target_names(targets):
-    from .torch import _target_name  # noqa: PLC0415 (cycle)
     out = set()
     for t in targets:
         if isinstance(t, str):
@@ -274,7 +275,6 @@ class Options:
 def node_settings(gm, options, base):
     """{node name: NodeSetting} for the call nodes of ``gm``; ``base`` is the default
     ModuleQConfig when none was set."""
-    from .torch import _target_name  # noqa: PLC0415
     default = options.default or base
     out = {}
     for node in gm.graph.nodes:

@@ -19,6 +19,17 @@ index below it is still taken; it is probed again, so even a caller that did not
 gets the one torch would give), and the device of a model, once found, is kept for the call.
 The prepared module is the same (same observer names, classes and graph:
 tests/python/test_quantizer_prepare.py); benchmarks/quantizer_pt2e.py measures the difference.
+
+QAT of a CNN with BatchNorm (issue 34): torchao's conv + batch_norm fusion (prepare_qat_pt2e)
+and fold (convert_pt2e) trace their patterns with torch.export for each of conv1d, conv2d,
+conv_transpose1d and conv_transpose2d, 3 patterns each to fuse and 24 each to fold: 96
+exports in one convert_pt2e, nearly all of its time (resnet18: 96 of 98 s on a quiet
+machine), whatever the graph holds. Within ``prepare_qat_pt2e`` and ``convert_pt2e`` here, a
+conv function none of whose ops is in the graph is not traced: its patterns contain that op,
+so they cannot match, and the graph gets what torchao's helper does with no match (dead code
+removed; the fold's dequantize nodes merged per quantize node). A 2-D CNN pays for conv2d
+only; the result is the same graph (tests/python/test_quantizer_qat.py). The patterns traced
+are kept for the process: a second model (or quantizer) converts without tracing them again.
 """
 
 import contextlib
@@ -29,14 +40,16 @@ import weakref
 try:
     # import_module: the package torch.ao.quantization.fx exports a function named prepare,
     # which `import ... .fx.prepare as` would give instead of the module.
+    import torch
     _fx_prepare = importlib.import_module("torch.ao.quantization.fx.prepare")
+    from torchao.quantization.pt2e import qat_utils as _qat_utils
     from torchao.quantization.pt2e import quantize_pt2e as _quantize_pt2e
 except ModuleNotFoundError as _error:  # the `torch` extra is not installed
     from ._requires import torch_extra
     raise torch_extra(__name__, _error) from None
 
-_lock = threading.Lock()
-_depth = 0
+from ._fx import _target_name
+
 # Per model (weakly held): prefix -> the index the next probe starts at; the model's device.
 _starts = weakref.WeakKeyDictionary()
 _devices = weakref.WeakKeyDictionary()
@@ -71,35 +84,141 @@ _REPLACEMENTS = {"get_new_attr_name_with_prefix": _get_new_attr_name_with_prefix
 _ORIGINALS = {name: getattr(_fx_prepare, name, None) for name in _REPLACEMENTS}
 
 
-def _supported():
-    return all(callable(f) for f in _ORIGINALS.values())
+class _Patch:
+    """Replacements of a module's functions that nested and concurrent blocks share: installed
+    when the first block starts, the originals back when the last one ends (then ``on_end``).
+    Where an original is missing (another torch or torchao), it changes nothing."""
+
+    def __init__(self, module, replacements, originals, on_end=None):
+        self.module, self.replacements, self.originals, self.on_end = module, replacements, originals, on_end
+        self.depth = 0
+        self.lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def __call__(self):
+        if not all(callable(f) for f in self.originals.values()):
+            yield
+            return
+        with self.lock:
+            if self.depth == 0:
+                for name, replacement in self.replacements.items():
+                    setattr(self.module, name, replacement)
+            self.depth += 1
+        try:
+            yield
+        finally:
+            with self.lock:
+                self.depth -= 1
+                if self.depth == 0:
+                    for name, original in self.originals.items():
+                        setattr(self.module, name, original)
+                    if self.on_end is not None:
+                        self.on_end()
 
 
-@contextlib.contextmanager
+def _forget_models():
+    _starts.clear()
+    _devices.clear()
+
+
+_naming_patch = _Patch(_fx_prepare, _REPLACEMENTS, _ORIGINALS, _forget_models)
+
+
 def linear_observer_naming():
-    """Within the block, torch's observer insertion names observers and finds the model's
-    device in linear time (see the module docstring). Nested and concurrent blocks share one
-    replacement; the originals come back when the last one ends. On a torch without these
-    functions it changes nothing."""
-    global _depth
-    if not _supported():
-        yield
-        return
-    with _lock:
-        if _depth == 0:
-            for name, replacement in _REPLACEMENTS.items():
-                setattr(_fx_prepare, name, replacement)
-        _depth += 1
+    """Within the block (a context manager), torch's observer insertion names observers and
+    finds the model's device in linear time (see the module docstring). Nested and concurrent
+    blocks share one replacement; the originals come back when the last one ends. On a torch
+    without these functions it changes nothing."""
+    return _naming_patch()
+
+
+# --- conv + batch_norm patterns of absent convs ------------------------------------------------
+
+def _has_conv_of(model, conv_fn):
+    """Whether ``model`` has a node of ``conv_fn``'s family (aten.conv2d.* for F.conv2d, or
+    the generic aten.convolution an older export could trace it to)."""
+    prefixes = (f"aten.{conv_fn.__name__}.", "aten.convolution.", "aten._convolution.")
+    return any(n.op == "call_function" and _target_name(n).startswith(prefixes) for n in model.graph.nodes)
+
+
+def _fuse_helper(m, conv_fn, example_inputs, is_cuda):
+    if _has_conv_of(m, conv_fn):
+        return _ORIGINAL_HELPERS["_fuse_conv_bn_qat_helper"](m, conv_fn, example_inputs, is_cuda)
+    m.graph.eliminate_dead_code()  # what the helper does when nothing matches
+    m.recompile()
+    for n in m.graph.nodes:
+        _qat_utils._update_special_qspecs_after_replacement(n, {})
+    return m
+
+
+def _fold_helper(m, conv_fn, example_inputs, is_cuda):
+    if _has_conv_of(m, conv_fn):
+        return _ORIGINAL_HELPERS["_fold_conv_bn_qat_helper"](m, conv_fn, example_inputs, is_cuda)
+    m.graph.eliminate_dead_code()  # what the helper does when nothing matches
+    m.recompile()
+    _qat_utils._duplicate_dequantize_node(m)
+    m.recompile()
+    _qat_utils._remove_extra_dequantize(m)
+    m.graph.eliminate_dead_code()
+    m.recompile()
+    return m
+
+
+_patterns = {}  # the traced patterns, by what determines them (see _pattern_key)
+
+
+def _pattern_key(pattern, example_inputs, is_cuda, kwargs):
+    """What a pattern's trace depends on: its function's code and closure (torchao builds each
+    pattern as a closure over conv_fn and flags), the example inputs' and kwargs' shapes and
+    dtypes, the device; None (not cached) for anything else."""
+    fn = getattr(pattern, "fn", None)
+    if fn is None or not hasattr(fn, "__code__"):
+        return None
+
+    def spec(v):
+        return ("tensor", tuple(v.shape), v.dtype) if isinstance(v, torch.Tensor) else v
+
     try:
-        yield
-    finally:
-        with _lock:
-            _depth -= 1
-            if _depth == 0:
-                for name, original in _ORIGINALS.items():
-                    setattr(_fx_prepare, name, original)
-                _starts.clear()
-                _devices.clear()
+        key = (fn.__code__, tuple(c.cell_contents for c in fn.__closure__ or ()),
+               tuple(spec(t) for t in example_inputs), bool(is_cuda),
+               tuple(sorted((k, spec(v)) for k, v in kwargs.items())))
+        hash(key)
+    except (TypeError, ValueError):
+        return None
+    return key
+
+
+def _traced_pattern(pattern, example_inputs, is_cuda=False, **kwargs):
+    """torchao's _get_aten_graph_module_for_pattern, each pattern traced once per process: the
+    subgraph rewriter only reads the pattern and replacement graphs (it copies the
+    replacement's nodes), so one trace serves every model."""
+    key = _pattern_key(pattern, example_inputs, is_cuda, kwargs)
+    if key is None:
+        return _ORIGINAL_HELPERS["_get_aten_graph_module_for_pattern"](pattern, example_inputs, is_cuda, **kwargs)
+    with _patterns_lock:
+        traced = _patterns.get(key)
+    if traced is None:
+        traced = _ORIGINAL_HELPERS["_get_aten_graph_module_for_pattern"](pattern, example_inputs, is_cuda, **kwargs)
+        with _patterns_lock:
+            traced = _patterns.setdefault(key, traced)
+    return traced
+
+
+_HELPERS = {"_fuse_conv_bn_qat_helper": _fuse_helper, "_fold_conv_bn_qat_helper": _fold_helper,
+            "_get_aten_graph_module_for_pattern": _traced_pattern}
+_ORIGINAL_HELPERS = {name: getattr(_qat_utils, name, None) for name in _HELPERS}
+_patterns_lock = threading.Lock()
+
+
+_conv_patch = _Patch(_qat_utils, _HELPERS, _ORIGINAL_HELPERS)
+
+
+def present_convs_only():
+    """Within the block (a context manager), torchao's conv + batch_norm fusion and fold trace
+    only the patterns of conv functions the graph uses, once per process (see the module
+    docstring). Nested and concurrent blocks share one replacement; on a torchao without these
+    helpers it changes nothing."""
+    return _conv_patch()
 
 
 def prepare_pt2e(model, quantizer):
@@ -109,6 +228,14 @@ def prepare_pt2e(model, quantizer):
 
 
 def prepare_qat_pt2e(model, quantizer):
-    """torchao's prepare_qat_pt2e(model, quantizer), observers named in linear time."""
-    with linear_observer_naming():
+    """torchao's prepare_qat_pt2e(model, quantizer), observers named in linear time, conv +
+    batch_norm fused with the patterns of the graph's convs only."""
+    with linear_observer_naming(), present_convs_only():
         return _quantize_pt2e.prepare_qat_pt2e(model, quantizer)
+
+
+def convert_pt2e(model, *args, **kwargs):
+    """torchao's convert_pt2e(model, ...), conv + batch_norm folded with the patterns of the
+    graph's convs only."""
+    with present_convs_only():
+        return _quantize_pt2e.convert_pt2e(model, *args, **kwargs)

@@ -10,6 +10,8 @@
 
 #include "Bindings.h"
 #include "qnnrules/Engine.h"
+#include "qnnrules/annotate/Recipe.h"
+#include "qnnrules/model/QuantConfig.h"
 
 namespace qnnrules::python {
 namespace {
@@ -66,15 +68,40 @@ struct AnnotationReport {
   AnnotateResult result;
 };
 
+// A recipe given as YAML text (the Quantizer's, built in memory), read by the engine's recipe
+// parser against the configs the annotation uses: `config_file`'s, else the engine's.
+// `configs` keeps the table the recipe's selections point into alive for the call.
+void loadTextRecipe(const Engine& e, const std::string& text, const std::optional<std::filesystem::path>& configFile,
+                    QuantConfigTable& configs, Recipe& recipe) {
+  DiagnosticList errors;
+  const QuantConfigTable* table = e.quantConfigs();
+  if (configFile) {
+    loadQuantConfigFile(*configFile, configFile->string(), configs, errors);
+    if (!errors.empty()) raise("ConfigError", "the quantization config file has errors: " + configFile->string(), errors);
+    table = &configs;
+  }
+  if (table == nullptr) return;  // the engine's configs have errors: annotate() says which
+  loadRecipeText(text, "<recipe_text>", *table, recipe, errors);
+  if (!errors.empty()) raise("ConfigError", "the recipe text has errors", errors);
+}
+
 AnnotationReport annotateReport(const Engine& e, const Graph& g, const std::string& config,
                                 const std::optional<std::filesystem::path>& recipe,
-                                const std::optional<std::filesystem::path>& configFile, bool strict) {
+                                const std::optional<std::filesystem::path>& configFile, bool strict,
+                                const std::optional<std::string>& recipeText) {
+  if (recipe && recipeText) throw py::value_error("pass recipe (a file) or recipe_text, not both");
   AnnotationReport out{g, {}};
   AnnotateOptions o;
   o.config = config;
   if (recipe) o.recipeFile = recipe->string();
   if (configFile) o.configFile = configFile->string();
   o.strict = strict;
+  QuantConfigTable textConfigs;
+  Recipe textRecipe;
+  if (recipeText) {
+    loadTextRecipe(e, *recipeText, configFile, textConfigs, textRecipe);
+    o.recipe = &textRecipe;
+  }
   {
     py::gil_scoped_release unlocked;
     out.result = e.annotate(out.graph, o);
@@ -85,8 +112,9 @@ AnnotationReport annotateReport(const Engine& e, const Graph& g, const std::stri
 
 Graph annotate(const Engine& e, const Graph& g, const std::string& config,
                const std::optional<std::filesystem::path>& recipe,
-               const std::optional<std::filesystem::path>& configFile, bool strict) {
-  AnnotationReport r = annotateReport(e, g, config, recipe, configFile, strict);
+               const std::optional<std::filesystem::path>& configFile, bool strict,
+               const std::optional<std::string>& recipeText) {
+  AnnotationReport r = annotateReport(e, g, config, recipe, configFile, strict, recipeText);
   if (!r.result.ok())
     raise("AnnotationError",
           "graph '" + g.name + "' could not be annotated with " + config + ": " +
@@ -254,12 +282,14 @@ void bindEngine(py::module_& m) {
            "every violation as a warning).")
       .def("check", &check, py::arg("graph"), "Like validate, never raises: the full ValidationReport.")
       .def("annotate", &annotate, py::arg("graph"), py::arg("config") = "8a8w", py::arg("recipe") = py::none(),
-           py::arg("config_file") = py::none(), py::arg("strict") = false,
+           py::arg("config_file") = py::none(), py::arg("strict") = false, py::arg("recipe_text") = py::none(),
            "An annotated copy of `graph`: every port gets a spec from `config` (e.g. '8a8w', "
-           "'16a8w:per_channel') following this backend's rules, with an optional recipe file. Raises "
-           "RuleError for a bad config/recipe, AnnotationError when a port cannot be annotated as asked.")
+           "'16a8w:per_channel') following this backend's rules, with an optional recipe: a file "
+           "(`recipe`) or its YAML text (`recipe_text`). Raises RuleError for a bad config/recipe, "
+           "AnnotationError when a port cannot be annotated as asked.")
       .def("annotate_report", &annotateReport, py::arg("graph"), py::arg("config") = "8a8w",
            py::arg("recipe") = py::none(), py::arg("config_file") = py::none(), py::arg("strict") = false,
+           py::arg("recipe_text") = py::none(),
            "Like annotate, but returns the AnnotationReport (graph, diagnostics, counts) instead of raising "
            "on annotation diagnostics.")
       .def("delegation", &delegation, py::arg("graph"),

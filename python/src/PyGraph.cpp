@@ -4,6 +4,8 @@
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
+#include <optional>
+
 #include "Bindings.h"
 #include "qnnrules/graph/Graph.h"
 #include "qnnrules/io/GraphReader.h"
@@ -26,9 +28,57 @@ Graph fromJson(const std::string& text, const std::string& name) {
   return readOrRaise(std::move(r));
 }
 
-Graph fromDict(const py::object& dict, const std::string& name) {
+// One array as a list argument: float32/float64 elements as floats, integer ones as ints,
+// what the JSON reader makes of the same numbers.
+Argument listOf(const py::buffer& buffer) {
+  py::buffer_info info = buffer.request();
+  if (info.ndim != 1 || info.strides[0] != info.itemsize)
+    throw py::value_error("a graph buffer must be a contiguous 1-D array");
+  Argument out;
+  out.kind = Argument::Kind::kList;
+  out.list.resize(static_cast<size_t>(info.size));
+  auto fill = [&](auto* data, Argument::Kind kind) {
+    for (size_t i = 0; i < out.list.size(); ++i) {
+      Argument& a = out.list[i];
+      a.kind = kind;
+      if (kind == Argument::Kind::kFloat) a.f = static_cast<double>(data[i]);
+      else a.i = static_cast<int64_t>(data[i]);
+    }
+  };
+  std::string format = info.format;
+  if (!format.empty() && (format[0] == '<' || format[0] == '=' || format[0] == '@')) format.erase(0, 1);
+  const bool real = format == "f" || format == "d";
+  const bool integer = format == "i" || format == "l" || format == "q";
+  if (real && info.itemsize == 4) fill(static_cast<const float*>(info.ptr), Argument::Kind::kFloat);
+  else if (real && info.itemsize == 8) fill(static_cast<const double*>(info.ptr), Argument::Kind::kFloat);
+  else if (integer && info.itemsize == 4) fill(static_cast<const int32_t*>(info.ptr), Argument::Kind::kInt);
+  else if (integer && info.itemsize == 8) fill(static_cast<const int64_t*>(info.ptr), Argument::Kind::kInt);
+  else throw py::value_error("a graph buffer must hold float32, float64, int32 or int64, not '" + info.format + "'");
+  return out;
+}
+
+// `buffers`: [(node name, argument position, 1-D array)], each the value of that positional
+// argument, put in after the strict reader read the dict (whose argument there is a
+// placeholder): the scales and zero points of block-wise quantize/dequantize nodes, millions
+// of numbers in an LLM, which would otherwise go through json.dumps and the JSON parser.
+Graph fromDict(const py::object& dict, const std::string& name, const std::optional<py::list>& buffers) {
   std::string text = py::str(py::module_::import("json").attr("dumps")(dict, py::arg("allow_nan") = false));
-  return fromJson(text, name);
+  Graph g = fromJson(text, name);
+  if (!buffers) return g;
+  for (const py::handle item : *buffers) {
+    auto entry = item.cast<py::tuple>();
+    if (entry.size() != 3) throw py::value_error("a graph buffer is (node name, argument position, array)");
+    auto node = entry[0].cast<std::string>();
+    auto position = entry[1].cast<size_t>();
+    std::optional<uint32_t> i = g.findNode(node);
+    if (!i) throw py::value_error("a graph buffer names no node of the graph: '" + node + "'");
+    Node& n = g.mutableNodes()[*i];
+    if (position >= n.args.size())
+      throw py::value_error("a graph buffer names argument " + std::to_string(position) + " of '" + node +
+                            "', which has " + std::to_string(n.args.size()));
+    n.args[position] = listOf(entry[2].cast<py::buffer>());
+  }
+  return g;
 }
 
 // The engine's writer (the one qnn-validate's --annotate output uses), so Python and CLI
@@ -59,7 +109,10 @@ void bindGraph(py::module_& m) {
           },
           py::arg("path"), "Reads a graph file; raises qnnrules.GraphError.")
       .def_static("from_dict", &fromDict, py::arg("graph"), py::arg("name") = "<dict>",
-                  "Reads a dict in graph format v1 (through the same strict reader as files).")
+                  py::arg("buffers") = py::none(),
+                  "Reads a dict in graph format v1 (through the same strict reader as files). `buffers`: "
+                  "[(node name, argument position, 1-D numpy array)], the values of those arguments "
+                  "(placeholders in the dict), passed without JSON.")
       .def("to_dict", [](const Graph& g) { return jsonLoads(toJsonText(g, -1)); },
            "The graph, annotations included, as a dict in graph format v1.")
       .def("to_json", &toJsonText, py::arg("indent") = 1,
