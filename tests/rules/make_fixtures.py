@@ -268,6 +268,11 @@ def elementwise():
     fx.case("mul16", "aten.mul.Tensor", [fx.ref("x16"), fx.ref("x16")], [("float32", T, u16(0.0009, 30000))])
     # A scalar operand is lifted to a constant tensor (LiftConstantScalarOperands [ET §0]).
     fx.case("rsub_scalar", "aten.rsub.Tensor", [fx.ref("x8"), 1.0], [("float32", T, u8(0.02, 60))])
+    # Aliases torch.export keeps, sub/div after the core-ATen decompositions ExecuTorch applies
+    # (lowering oracle alias_probe/qnnrules/8a8w/SM8650, scalar_probe/executorch/8a8w/SM8650).
+    fx.case("subtract8", "aten.subtract.Tensor", [fx.ref("x8"), fx.ref("x8b")], [("float32", T, u8(0.04, 120))])
+    fx.case("true_divide8", "aten.true_divide.Tensor", [fx.ref("x8"), fx.ref("x8b")], [("float32", T, u8(0.04, 120))])
+    fx.case("rsub_number8", "aten.rsub.Scalar", [fx.ref("x8"), 1.0], [("float32", T, u8(0.02, 60))])
     # Integer arithmetic on position ids is never annotated (float tensors only [ET §1]).
     fx.case("sub_ids", "aten.sub.Tensor", [fx.ref("ids"), fx.ref("ids")], [("int64", [1, 16], None)])
     # pow: only the base is annotated, the exponent stays a constant (SISO [ET §2 Pow]).
@@ -328,6 +333,9 @@ def activation():
     fx.case("softmax8", "aten.softmax.int", [fx.ref("x8"), -1], [("float32", T, u8(0.0037, 0))])
     fx.case("relu8", "aten.relu.default", [fx.ref("x8")], [("float32", T, u8(0.01, 0))])
     fx.case("hardtanh16", "aten.hardtanh.default", [fx.ref("x16"), 0.0, 6.0], [("float32", T, u16(0.0001, 0))])
+    fx.case("relu6_8", "aten.relu6.default", [fx.ref("x8")], [("float32", T, u8(6 / 255, 0))],
+            note="ExecuTorch's to_edge rewrites relu6 to hardtanh(0, 6) (core-ATen decompositions): QNN "
+                 "ReluMinMax, delegated (lowering oracle cnn_bn/executorch/<config>/<SoC>).")
     # PReLU: the slope gets the activation spec [ET §2 PReLU].
     fx.case("prelu8", "aten.prelu.default", [fx.ref("x8"), fx.ref("slope")], [("float32", T, u8(0.02, 120))])
     fx.case("sig_float", "aten.sigmoid.default", [fx.ref("xf")], [("float32", T, None)],

@@ -60,7 +60,10 @@ def node_verdicts(raw):
     for e in raw.get("nodes", []):
         if e.get("qdq"):
             continue
-        home = next((o for o in e.get("origin", []) if o in by_origin), None)
+        # The oldest origin that is a .pt2 compute node: a decomposition names its nodes after
+        # what they became (relu6 -> a node "hardtanh"), which may be another .pt2 node's name
+        # (act_probe has both); the .pt2 node itself ends the from_node chain.
+        home = next((o for o in reversed(e.get("origin", [])) if o in by_origin), None)
         if home is not None:
             by_origin[home].append(e)
     out = {}
@@ -102,6 +105,28 @@ def summarize(raw, worker_status):
     return s
 
 
+def lower_with_skips(a, env, pt2, model, soc, stem):
+    """The case lowered again with the skip sets of qnnrules.executorch made from qnn-validate's
+    strict report on the .pt2 for SOC: {outcome, partitions, skipped edge nodes, cpu nodes}."""
+    report = os.path.join(a.build, "records", f"{stem}.{soc}.qnn-validate.json")
+    p = subprocess.run([a.validate, pt2, "--backend", "htp", "--soc", soc, "--format", "json"], capture_output=True,
+                       text=True, env=dict(env, QNNRULES_PATH=""))
+    with open(report, "w") as f:
+        f.write(p.stdout)
+    rec = os.path.join(a.build, "records", f"{stem}.{soc}.skips.json")
+    rc, _ = run([sys.executable, WORKER, "lower", pt2, model, soc, rec, "--skips", report], env, a.timeout,
+                os.path.join(a.build, "logs", f"{stem}.{soc}.skips.lower.log"))
+    raw = load(rec) if rc != "timeout" else {"outcome": "error", "exception": "timeout"}
+    s = summarize(raw, rc)
+    out = {"outcome": s["outcome"], "partitions": s.get("partitions"), "skips": raw.get("skips"),
+           "cpu": sorted(n for n, v in s.get("nodes", {}).items() if v["verdict"] == "cpu")}
+    if s.get("exception") or s.get("detail"):
+        out["exception"] = s.get("exception") or s.get("detail")
+    print(f"{stem} {soc} with skips: {out['outcome']} partitions={out['partitions']} skipped={(out['skips'] or {}).get('node_ids')}",
+          flush=True)
+    return out
+
+
 def load(path):
     if os.path.exists(path):
         with open(path) as f:
@@ -115,14 +140,28 @@ def versions():
 
 
 def plan(a):
-    jobs = []
-    for model in a.models.split(","):
-        for quantizer in a.quantizers.split(","):
-            for config in a.configs.split(","):
-                jobs.append((model, quantizer, config, None))
+    """[(model, quantizer, config, bias factor or None, [SoC, ...])]: one quantization each, lowered
+    on each SoC. --cases MODEL/QUANTIZER/CONFIG/SOC,... names cases one by one (the suite's plan,
+    suite_plan.txt, is such a list); otherwise the product of --models, --quantizers, --configs
+    and --socs."""
+    jobs = {}
+    if a.cases:
+        names = a.cases.split(",")
+        if len(names) == 1 and os.path.exists(names[0]):
+            with open(names[0]) as f:
+                names = [ln.split("#")[0].strip() for ln in f if ln.split("#")[0].strip()]
+        for cid in names:
+            model, quantizer, config, soc = cid.split("/")
+            jobs.setdefault((model, quantizer, config, None), []).append(soc)
+    else:
+        for model in a.models.split(","):
+            for quantizer in a.quantizers.split(","):
+                for config in a.configs.split(","):
+                    jobs[(model, quantizer, config, None)] = a.socs.split(",")
     if a.bias_case:
-        jobs += [("conv_bias", "executorch", "8a8w", f) for f in BIAS_FACTORS]
-    return jobs
+        for f in BIAS_FACTORS:
+            jobs[("conv_bias", "executorch", "8a8w", f)] = a.bias_socs.split(",")
+    return [k + (socs,) for k, socs in jobs.items()]
 
 
 def main():
@@ -131,6 +170,8 @@ def main():
     ap.add_argument("--quantizers", default="executorch,qnnrules")
     ap.add_argument("--configs", default="8a8w,16a8w")
     ap.add_argument("--socs", default=",".join(SOCS))
+    ap.add_argument("--cases", default=None,
+                    help="MODEL/QUANTIZER/CONFIG/SOC,... or a file of such lines (e.g. suite_plan.txt)")
     ap.add_argument("--bias-case", action="store_true", help="also the bias-scale oracle case (conv, 0.5x/1x/2x)")
     ap.add_argument("--bias-socs", default="SM8650")
     ap.add_argument("--build", default=lower_env.DEFAULT_BUILD, help="scratch: shim, QNN folder, pt2, raw records")
@@ -139,6 +180,10 @@ def main():
     ap.add_argument("--data", default=DATA)
     ap.add_argument("--timeout", type=int, default=900)
     ap.add_argument("--reuse", action="store_true", help="keep .pt2 files already made")
+    ap.add_argument("--with-skips", nargs="?", const="failing", default=None, choices=["failing", "all"],
+                    help="lower a case whose lowering fails (or every case: all) again with the skip sets of "
+                         "qnnrules.executorch made from qnn-validate's report (--validate)")
+    ap.add_argument("--validate", default=os.path.join(ROOT, "build", "tools", "qnn-validate", "qnn-validate"))
     ap.add_argument("--resummarize", action="store_true",
                     help="rebuild the recorded summaries from BUILD/records (nothing runs)")
     a = ap.parse_args()
@@ -163,7 +208,7 @@ def main():
     doc.setdefault("cases", {})
     doc["versions"] = versions()
     total = time.time()
-    for model, quantizer, config, bias in plan(a):
+    for model, quantizer, config, bias, socs in plan(a):
         tag = f"{config}@bias={bias:g}" if bias is not None else config
         stem = f"{model}.{quantizer}.{tag.replace('@', '.').replace('=', '')}"
         pt2 = os.path.join(a.build, "pt2", stem + ".pt2")
@@ -174,19 +219,24 @@ def main():
             rc, out = run(cmd, qenv, a.timeout, os.path.join(a.build, "logs", stem + ".quantize.log"))
             if rc != 0:
                 print(f"{stem}: quantize failed ({rc}), see {a.build}/logs/{stem}.quantize.log", flush=True)
-                for soc in a.socs.split(","):
-                    doc["cases"][f"{model}/{quantizer}/{tag}/{soc}"] = {"outcome": "quantize-fails", "detail": str(rc)}
+                with open(os.path.join(a.build, "logs", stem + ".quantize.log"), errors="replace") as f:
+                    tail = [ln.strip() for ln in f if ln.strip()][-1:]
+                for soc in socs:
+                    doc["cases"][f"{model}/{quantizer}/{tag}/{soc}"] = {
+                        "outcome": "quantize-fails", "detail": f"{rc}: {tail[0][:300]}" if tail else str(rc)}
                 save(doc, vpath)
                 continue
             print(f"{stem}: quantized {out}", flush=True)
         shutil.copyfile(pt2, os.path.join(a.data, "pt2", stem + ".pt2"))
-        for soc in (a.bias_socs if bias is not None else a.socs).split(","):
+        for soc in socs:
             rec = os.path.join(a.build, "records", f"{stem}.{soc}.json")
             rc, out = run([sys.executable, WORKER, "lower", pt2, model, soc, rec], env, a.timeout,
                           os.path.join(a.build, "logs", f"{stem}.{soc}.lower.log"))
             raw = load(rec) if rc != "timeout" else {"outcome": "error", "exception": "timeout"}
             s = summarize(raw, rc)
             s["pt2"] = stem + ".pt2"
+            if a.with_skips and (s["outcome"] == "lowering-fails" or a.with_skips == "all"):
+                s["with_skips"] = lower_with_skips(a, env, pt2, model, soc, stem)
             doc["cases"][f"{model}/{quantizer}/{tag}/{soc}"] = s
             save(doc, vpath)
             print(f"{stem} {soc}: {s['outcome']} partitions={s.get('partitions')} "

@@ -49,6 +49,7 @@ def prepare(build_dir=DEFAULT_BUILD):
     """The environment for a lowering process: a QNN "SDK" folder whose lib/x86_64-linux-clang holds
     the shim as libQnnHtp.so and links to the wheel's other QNN libraries."""
     pkg, libs = ort_qnn_dirs()
+    build_dir = os.path.abspath(build_dir)  # the links must not be relative to where they sit
     shim = build_shim(build_dir)
     sdk_lib = os.path.join(build_dir, "qnn-sdk", "lib", "x86_64-linux-clang")
     os.makedirs(sdk_lib, exist_ok=True)

@@ -1,7 +1,7 @@
 """One step of the ExecuTorch-lowering oracle, in its own process (lower.py runs it with a timeout).
 
     lower_worker.py quantize MODEL QUANTIZER CONFIG OUT.pt2 [--bias-scale F]
-    lower_worker.py lower OUT.pt2 MODEL SOC OUT.json
+    lower_worker.py lower OUT.pt2 MODEL SOC OUT.json [--skips REPORT.json]
 
 quantize: builds MODEL (lower_models.py), quantizes it with ExecuTorch's QnnQuantizer
 ("executorch", set up as in et_quantize.quantizer_for) or qnnrules.torch.Quantizer ("qnnrules"),
@@ -15,9 +15,12 @@ quantized), the real partitioner and preprocess against the real backend. Record
 partitioner's verdict (QnnOperatorSupport.is_node_supported: per node the backend's
 backendValidateOpConfig through ExecuTorch's op builders) with the log lines the check wrote, its
 partition, the .pt2 node it comes from (meta from_node), and the graph's outcome (lowered, or the
-exception of the step that failed, with the backend's error lines).
+exception of the step that failed, with the backend's error lines). --skips: lowered with the
+skip sets qnnrules.executorch.skip_sets makes of qnn-validate's report on the .pt2 (issue 33's
+"act on the verdict"), recorded under "skips".
 """
 
+import functools
 import json
 import os
 import re
@@ -135,19 +138,24 @@ def backend_lines(text, limit=12):
 
 def origin_names(node):
     """The node's own name, then the names of the nodes it was made from (meta from_node, newest
-    first, depth first)."""
-    names = [node.name]
-    stack = list(reversed(node.meta.get("from_node") or []))
-    while stack:
-        src = stack.pop()
-        name = getattr(src, "name", None)
-        if name and name not in names:
-            names.append(name)
-        stack.extend(reversed(getattr(src, "from_node", None) or []))
-    return names
+    first, depth first): qnnrules.executorch.origin_names."""
+    return _skip_module().origin_names(node)
 
 
-def lower(pt2, model, soc, out_json):
+@functools.lru_cache(maxsize=None)
+def _skip_module():
+    """qnnrules.executorch from the source tree (it imports nothing else of the package), so a
+    build tree that predates it still measures it."""
+    import importlib.util
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(HERE))), "python", "qnnrules", "executorch.py")
+    spec = importlib.util.spec_from_file_location("qnnrules_executorch_skips", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # its dataclass looks its module up
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def lower(pt2, model, soc, out_json, skip_report=None):
     tap = LogTap(out_json + ".log")
     record = {"soc": soc, "pt2": os.path.basename(pt2), "nodes": [], "outcome": None}
     start = time.time()
@@ -202,9 +210,17 @@ def lower(pt2, model, soc, out_json):
         spec = generate_qnn_executorch_compiler_spec(
             soc_model=getattr(QcomChipset, soc), backend_options=generate_htp_compiler_spec(use_fp16=False))
         _, args = lower_models.build(model)
+        skips = {}
+        if skip_report:
+            # The skip sets of qnnrules.executorch from qnn-validate's report on this .pt2 and SoC.
+            t = time.time()
+            sets = _skip_module().skip_sets(skip_report, program=ep, inputs=args)
+            skips = {"skip_node_id_set": set(sets.node_ids), "skip_node_op_set": set()}
+            record["skips"] = {"node_ids": sorted(sets.node_ids), "refused": sets.refused,
+                               "unmatched": sets.unmatched, "seconds": round(time.time() - t, 1)}
         pos = tap.mark()
         try:
-            edge = to_edge_transform_and_lower_to_qnn(ep.module(), args, spec)
+            edge = to_edge_transform_and_lower_to_qnn(ep.module(), args, spec, **skips)
             graph = edge.exported_program().graph_module
             lowered = [m for name, m in graph.named_children() if name.startswith("lowered_module")]
             record["outcome"] = "lowered"
@@ -240,7 +256,8 @@ def main():
         print(json.dumps(quantize(model, quantizer, config, out, bias)))
     elif task == "lower":
         pt2, model, soc, out = sys.argv[2:6]
-        r = lower(pt2, model, soc, out)
+        skip_report = sys.argv[sys.argv.index("--skips") + 1] if "--skips" in sys.argv else None
+        r = lower(pt2, model, soc, out, skip_report)
         print(json.dumps({"outcome": r["outcome"], "seconds": r["seconds"]}))
     else:
         raise SystemExit(f"unknown task {task}")
