@@ -126,7 +126,7 @@ class Builder {
     }
     if (hasOutputs) {
       // Views copied out of simdjson_result before iterating: iterating the temporary would
-      // read through a reference into a destroyed object (as in engine/src/io/JsonValue.h).
+      // read through a reference into a destroyed object (as in engine/src/io/json/JsonValue.h).
       const simdjson::dom::array list = outputs.get_array().value_unsafe();
       for (simdjson::dom::element o : list) output(o.get_object().value_unsafe());
     }
@@ -263,7 +263,7 @@ class Builder {
 };
 
 // The extent of each node of the top-level "nodes" list: brackets outside strings, counted 16
-// bytes at a time as qnn-validate's layout scan does (engine/src/io/GraphStreamedRead.cpp).
+// bytes at a time as qnn-validate's layout scan does (engine/src/io/json/GraphStreamedRead.cpp).
 std::vector<std::pair<size_t, size_t>> nodeExtents(std::string_view t) {
   std::vector<std::pair<size_t, size_t>> nodes;
   const size_t list = t.find("\"nodes\"");

@@ -10,6 +10,7 @@ set(QNNRULES_PUBLIC_HEADERS
   qnnrules/annotate/Annotator.h
   qnnrules/annotate/Encodings.h
   qnnrules/annotate/Recipe.h
+  qnnrules/core/DiagCodes.def
   qnnrules/core/Diagnostic.h
   qnnrules/core/DiagnosticCodes.h
   qnnrules/core/InlineVector.h
@@ -23,6 +24,7 @@ set(QNNRULES_PUBLIC_HEADERS
   qnnrules/delegate/DelegationReport.h
   qnnrules/facts/GraphFacts.h
   qnnrules/graph/Graph.h
+  qnnrules/graph/GraphSource.h
   qnnrules/graph/NameIndex.h
   qnnrules/graph/QuantSpec.h
   qnnrules/graph/SharedRoots.h
@@ -30,7 +32,7 @@ set(QNNRULES_PUBLIC_HEADERS
   qnnrules/io/GraphReader.h
   qnnrules/io/GraphWriter.h
   qnnrules/io/ReaderModules.h
-  qnnrules/io/SafeOutputFile.h
+  qnnrules/core/OutputFile.h
   qnnrules/load/RuleLoader.h
   qnnrules/load/RuleRegistry.h
   qnnrules/model/AnnotationPattern.h

@@ -1,8 +1,7 @@
 #include "qnnrules/Engine.h"
 
 #include "qnnrules/core/Suggest.h"
-#include "qnnrules/io/OnnxBinding.h"
-#include "qnnrules/passes/QdqFold.h"
+#include "GraphIntake.h"
 
 namespace qnnrules {
 
@@ -200,27 +199,21 @@ AnnotateResult Engine::annotate(Graph& graph, const AnnotateOptions& options) co
     result.status = sel.status();
     return result;
   }
-  // A Q/DQ graph is folded first, as run() folds it, so annotate-then-validate says what run()
-  // says: the fold's findings, the annotator's, then the rules'. The fold works on a copy, so a
-  // failed annotation leaves the caller's graph as it was.
-  std::optional<Graph> folded;
-  DiagnosticList foldDiagnostics;
-  if (isQdqGraph(graph)) {
-    QdqFoldResult f = foldQdq(graph);
-    if (!f.status.isOk()) {
-      result.status = std::move(f.status);
-      result.diagnostics = std::move(f.diagnostics);
-      return result;
-    }
-    foldDiagnostics = std::move(f.diagnostics);
-    folded = std::move(f.graph);
+  // The run's first stage (GraphIntake.h), so annotate-then-validate says what run() says: the
+  // fold's findings, the annotator's, then the rules'. It works on a copy when it changes the
+  // graph, so a failed annotation leaves the caller's graph as it was.
+  detail::WorkingGraph working(graph);
+  detail::IntakeResult intake = detail::intakeGraph(working, *rules_);
+  if (!intake.status.isOk()) {
+    result.status = std::move(intake.status);
+    result.diagnostics = std::move(intake.diagnostics);
+    return result;
   }
-  Graph& target = folded ? *folded : graph;
-  if (needsOnnxBinding(target, *rules_)) bindOnnxOps(target, *rules_);
-  result = annotateGraph(target, *rules_, configs, *sel, recipe, options);
-  if (folded && result.status.isOk()) graph = std::move(*folded);
-  result.diagnostics.insert(result.diagnostics.begin(), std::make_move_iterator(foldDiagnostics.begin()),
-                            std::make_move_iterator(foldDiagnostics.end()));
+  const bool changed = working.changed();
+  result = annotateGraph(changed ? working.mutate() : graph, *rules_, configs, *sel, recipe, options);
+  if (changed && result.status.isOk()) graph = working.take();
+  result.diagnostics.insert(result.diagnostics.begin(), std::make_move_iterator(intake.diagnostics.begin()),
+                            std::make_move_iterator(intake.diagnostics.end()));
   return result;
 }
 

@@ -15,34 +15,28 @@
 #include "qnnrules/passes/Prune.h"
 #include "qnnrules/passes/QdqFold.h"
 #include "qnnrules/passes/QdqGrouping.h"
+#include "GraphIntake.h"
 #include "report/Remedies.h"
 
 namespace qnnrules {
 namespace detail {
 
-// The graph as the passes change it: the caller's graph is borrowed until a pass needs to
-// change it (fold, ONNX binding, annotation), then copied once; a graph read from a file is
-// owned from the start and never copied.
-class WorkingGraph {
- public:
-  explicit WorkingGraph(const Graph& borrowed) : borrowed_(&borrowed) {}
-  explicit WorkingGraph(Graph&& owned) : owned_(std::move(owned)) {}
-
-  const Graph& get() const { return owned_ ? *owned_ : *borrowed_; }
-  Graph& mutate() {
-    if (!owned_) owned_ = *borrowed_;
-    return *owned_;
+IntakeResult intakeGraph(WorkingGraph& g, const RuleSet& rules) {
+  IntakeResult r;
+  if (isQdqGraph(g.get())) {
+    QdqFoldResult folded = foldQdq(g.get());
+    r.status = std::move(folded.status);
+    r.diagnostics = std::move(folded.diagnostics);
+    if (!r.status.isOk()) return r;
+    r.qdqNodesFolded = folded.quantizeNodes + folded.dequantizeNodes;
+    r.nonFiniteScaleProducers = std::move(folded.nonFiniteScaleProducers);
+    g.replace(std::move(folded.graph));
   }
-  void replace(Graph&& g) { owned_ = std::move(g); }
-  std::shared_ptr<const Graph> share() {
-    if (owned_) return std::make_shared<const Graph>(std::move(*owned_));
-    return std::shared_ptr<const Graph>(std::shared_ptr<const Graph>(), borrowed_);  // aliasing, no ownership
-  }
-
- private:
-  const Graph* borrowed_ = nullptr;
-  std::optional<Graph> owned_;
-};
+  // ONNX models: onnx:: nodes onto the rules, after the fold (so weights behind a
+  // DequantizeLinear count as constants).
+  if (needsOnnxBinding(g.get(), rules)) bindOnnxOps(g.mutate(), rules);
+  return r;
+}
 
 }  // namespace detail
 
@@ -157,9 +151,11 @@ RunReport Engine::run(const Graph& graph, const RunOptions& options) const {
   return r;
 }
 
-// Where a graph comes from, as far as choosing its lowering path goes: ONNX models carry onnx::
-// targets until they are bound to rules (the other sources share a default path).
+// Where a graph comes from, as far as choosing its lowering path goes: what its reader recorded
+// (Graph::source; binding an ONNX model's ops records it too), else a graph built in memory or
+// read as JSON whose targets are onnx:: ops is an ONNX model.
 static GraphSource sourceOf(const Graph& g) {
+  if (g.source != GraphSource::kJson) return g.source;
   for (const std::string& t : g.targets())
     if (t.starts_with("onnx::")) return GraphSource::kOnnx;
   return GraphSource::kJson;
@@ -174,24 +170,16 @@ void Engine::runPasses(RunReport& r, WorkingGraph& g, const RunOptions& options)
       if (p.get() == lowering->path) r.lowering = p;
     r.loweringDefaulted = options_.lowering.empty();
   }
-  InputKind inputKind = InputKind::kTorch;  // whose remedies the hints name (report/Remedies.h)
+  // Whose remedies the hints name (report/Remedies.h).
+  const InputKind inputKind = source == GraphSource::kOnnx ? InputKind::kOnnx : InputKind::kTorch;
   std::vector<std::string> nonFiniteScaleProducers;  // QdqFoldResult::nonFiniteScaleProducers
   {
     PhaseTimer timer(r.times, Phase::kFold);
-    if (isQdqGraph(g.get())) {
-      QdqFoldResult folded = foldQdq(g.get());
-      if (!folded.status.isOk()) return stop(r, RunStage::kGraph, folded.status, std::move(folded.diagnostics));
-      r.qdqNodesFolded = folded.quantizeNodes + folded.dequantizeNodes;
-      nonFiniteScaleProducers = std::move(folded.nonFiniteScaleProducers);
-      before = std::move(folded.diagnostics);
-      g.replace(std::move(folded.graph));
-    }
-    // ONNX models: onnx:: nodes onto the rules, after the fold (so weights behind a
-    // DequantizeLinear count as constants).
-    if (needsOnnxBinding(g.get(), *rules_)) {
-      bindOnnxOps(g.mutate(), *rules_);
-      inputKind = InputKind::kOnnx;
-    }
+    detail::IntakeResult intake = detail::intakeGraph(g, *rules_);
+    if (!intake.status.isOk()) return stop(r, RunStage::kGraph, intake.status, std::move(intake.diagnostics));
+    r.qdqNodesFolded = intake.qdqNodesFolded;
+    nonFiniteScaleProducers = std::move(intake.nonFiniteScaleProducers);
+    before = std::move(intake.diagnostics);
   }
   if (options.annotate) {
     PhaseTimer timer(r.times, Phase::kAnnotate);
@@ -205,8 +193,9 @@ void Engine::runPasses(RunReport& r, WorkingGraph& g, const RunOptions& options)
   // What the lowering path hands the backend: its merging of encodings across the conversions it
   // removes, then its encoding rewrites, before any rule judges.
   if (lowering && lowering->path->mergeEncodingsAcrossNoOps) r.mergedConversions = mergeEncodingsAcrossNoOpConversions(g.mutate());
-  // Then ORT groups each node with its Q/DQ nodes, or hands it to QNN as float (ONNX models).
-  if (lowering && lowering->path->floatUngroupedQdq && source == GraphSource::kOnnx && r.qdqNodesFolded > 0)
+  // Then ORT groups each node with its Q/DQ nodes, or hands it to QNN as float (ONNX models whose
+  // encodings came from Q/DQ nodes: a fact of the graph, so annotate-then-validate agrees).
+  if (lowering && lowering->path->floatUngroupedQdq && source == GraphSource::kOnnx && g.get().qdqFolded)
     r.floatUngroupedNodes = floatUngroupedQdqNodes(g.mutate(), *rules_);
   if (lowering && !lowering->rewrites.empty()) r.rewrites = applyLoweringRewrites(g.mutate(), *rules_, *lowering);
   r.graph = g.share();

@@ -2,16 +2,82 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <map>
 #include <memory>
 
 #include "qnnrules/core/JsonWriter.h"
+#include "qnnrules/core/TerminalText.h"
 #include "qnnrules/model/BackendManifest.h"
 #include "qnnrules/report/MatrixHtml.h"
 
 namespace qnnrules {
+
+// Every validation's diagnostics as the JSON array the matrix document holds, written to an
+// unnamed temporary file as each validation ends and read back one cell at a time by
+// writeJson: a matrix of 48 validations of a 10k-node graph holds 1 GB of diagnostics.
+class MatrixSpool {
+ public:
+  MatrixSpool() : file_(std::tmpfile()) {}
+  ~MatrixSpool() {
+    if (file_) std::fclose(file_);
+  }
+  MatrixSpool(const MatrixSpool&) = delete;
+  MatrixSpool& operator=(const MatrixSpool&) = delete;
+
+  bool ok() const { return file_ != nullptr; }
+
+  // Appends `text`; false (errno set) when the file cannot take it.
+  bool append(std::string_view text, uint64_t& offset) {
+    offset = size_;
+    for (size_t done = 0; done < text.size();) {
+      const ssize_t n = ::pwrite(::fileno(file_), text.data() + done, text.size() - done,
+                                 static_cast<off_t>(size_ + done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      done += static_cast<size_t>(n);
+    }
+    size_ += text.size();
+    return true;
+  }
+
+  bool read(uint64_t offset, uint64_t bytes, std::string& out) const {
+    out.resize(bytes);
+    for (size_t done = 0; done < bytes;) {
+      const ssize_t n = ::pread(::fileno(file_), out.data() + done, bytes - done, static_cast<off_t>(offset + done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      done += static_cast<size_t>(n);
+    }
+    return true;
+  }
+
+ private:
+  std::FILE* file_;
+  uint64_t size_ = 0;
+};
+
 namespace {
+
+// A cell's diagnostics as the document holds them: at the depth of a cell's fields.
+constexpr int kCellDiagnosticsLevel = 3;
+
+// Keeps the first kMatrixKeptPerCode of each code of `all` in the cell and counts every code.
+void keepDiagnostics(MatrixCell& cell, const DiagnosticList& all) {
+  cell.diagnosticCount += all.size();
+  for (const Diagnostic& d : all) {
+    const std::string_view code = diagCodeName(d.code);
+    auto it = std::find_if(cell.codeCounts.begin(), cell.codeCounts.end(),
+                           [&](const DiagnosticCodeCount& c) { return c.code == code; });
+    if (it == cell.codeCounts.end()) it = cell.codeCounts.insert(it, DiagnosticCodeCount{std::string(code), 0});
+    if (++it->count <= kMatrixKeptPerCode) cell.diagnostics.push_back(d);
+  }
+}
 
 bool isAll(const std::vector<std::string>& v) { return v.empty() || (v.size() == 1 && v[0] == "all"); }
 
@@ -97,6 +163,16 @@ CompatibilityMatrix compatibilityMatrix(const EngineOptions& base, const Graph& 
     judgeOf[s] = firstWith.try_emplace(hardware[s], s).first->second;
   }
   m.cells.resize(m.socs.size() * m.configs.size());
+  std::shared_ptr<MatrixSpool> spool;
+  if (options.allDiagnostics) {
+    spool = std::make_shared<MatrixSpool>();
+    if (!spool->ok())
+      return stopped(std::move(m), Status(StatusCode::kIoError,
+                                          fmt::format("cannot create a temporary file for the matrix's diagnostics "
+                                                      "({}); set TMPDIR to a writable directory",
+                                                      std::strerror(errno))));
+    m.spool = spool;
+  }
   const size_t judges = firstWith.size();  // validations per config
   for (size_t c = 0; c < m.configs.size(); ++c) {
     // Annotation follows the backend's rules, not the SoC: once per config.
@@ -117,10 +193,25 @@ CompatibilityMatrix compatibilityMatrix(const EngineOptions& base, const Graph& 
       ++m.validations;
       if (options.progress) options.progress(m.validations, judges * m.configs.size(), m.socs[s] + " x " + m.configs[c]);
       if (!r.ok()) return stopped(std::move(m), r.status, r.stageErrors);
-      cell.diagnostics = a.diagnostics;
-      cell.diagnostics.insert(cell.diagnostics.end(), r.validation.diagnostics.begin(), r.validation.diagnostics.end());
-      cell.errors = countSeverity(cell.diagnostics, Severity::kError);
-      cell.warnings = countSeverity(cell.diagnostics, Severity::kWarning);
+      // Only what the cell prints stays (counts, the first few of each code); the rest goes
+      // to the spool, when kept at all.
+      keepDiagnostics(cell, a.diagnostics);
+      keepDiagnostics(cell, r.validation.diagnostics);
+      cell.errors = countSeverity(a.diagnostics, Severity::kError) + countSeverity(r.validation.diagnostics, Severity::kError);
+      cell.warnings =
+          countSeverity(a.diagnostics, Severity::kWarning) + countSeverity(r.validation.diagnostics, Severity::kWarning);
+      if (spool) {
+        DiagnosticList all = a.diagnostics;
+        all.insert(all.end(), std::make_move_iterator(r.validation.diagnostics.begin()),
+                   std::make_move_iterator(r.validation.diagnostics.end()));
+        const std::string text = formatJsonArray(all, kCellDiagnosticsLevel);
+        if (!spool->append(text, cell.spoolOffset))
+          return stopped(std::move(m), Status(StatusCode::kIoError,
+                                              fmt::format("cannot keep the matrix's diagnostics in a temporary file "
+                                                          "({}); set TMPDIR to a directory with room",
+                                                          std::strerror(errno))));
+        cell.spoolBytes = text.size();
+      }
       cell.verdict = judge(r.failed(), r.delegation);
       cell.computeNodes = r.delegation.computeNodes;
       cell.cpuNodes = r.delegation.computeNodes - r.delegation.delegatedComputeNodes;
@@ -129,7 +220,16 @@ CompatibilityMatrix compatibilityMatrix(const EngineOptions& base, const Graph& 
     for (size_t s = 0; s < m.socs.size(); ++s) {
       if (judgeOf[s] == s) continue;
       MatrixCell& cell = m.cells[s * m.configs.size() + c];
-      MatrixCell copy = m.cells[judgeOf[s] * m.configs.size() + c];
+      const MatrixCell& judged = m.cells[judgeOf[s] * m.configs.size() + c];
+      MatrixCell copy;
+      copy.config = judged.config;
+      copy.hardware = judged.hardware;
+      copy.verdict = judged.verdict;
+      copy.errors = judged.errors;
+      copy.warnings = judged.warnings;
+      copy.computeNodes = judged.computeNodes;
+      copy.cpuNodes = judged.cpuNodes;
+      copy.fullDelegationProblems = judged.fullDelegationProblems;
       copy.soc = cell.soc;
       copy.shared = true;
       copy.judgedOn = cell.judgedOn;
@@ -140,25 +240,30 @@ CompatibilityMatrix compatibilityMatrix(const EngineOptions& base, const Graph& 
 }
 
 std::string CompatibilityMatrix::text() const {
-  if (!ok()) return "error: " + status.message() + "\n";
+  if (!ok()) return "error: " + escapeControls(status.message()) + "\n";
+  // Names come from the input (the graph's name, SoC and config names): shown escaped.
+  std::vector<std::string> socNames, configNames, hardwareNames;
+  for (const std::string& s : socs) socNames.push_back(escapeControls(s));
+  for (const std::string& c : configs) configNames.push_back(escapeControls(c));
   size_t socWidth = 3, hwWidth = 8;
-  for (const MatrixCell& c : cells) {
-    socWidth = std::max(socWidth, c.soc.size());
-    hwWidth = std::max(hwWidth, c.hardware.size());
+  for (size_t s = 0; s < socs.size(); ++s) {
+    hardwareNames.push_back(escapeControls(at(s, 0).hardware));
+    socWidth = std::max(socWidth, socNames[s].size());
+    hwWidth = std::max(hwWidth, hardwareNames[s].size());
   }
   std::vector<size_t> width(configs.size());
   for (size_t k = 0; k < configs.size(); ++k) {
-    width[k] = configs[k].size();
+    width[k] = configNames[k].size();
     for (size_t s = 0; s < socs.size(); ++s) width[k] = std::max(width[k], cellText(at(s, k)).size());
   }
   std::string out = fmt::format("compatibility matrix of {} on {}: {} SoC(s) x {} config(s), {} validation(s)\n",
-                                graph, backend, socs.size(), configs.size(), validations);
+                                escapeControls(graph), escapeControls(backend), socs.size(), configs.size(), validations);
   out += fmt::format("{:<{}}  {:<{}}", "SoC", socWidth, "hardware", hwWidth);
-  for (size_t k = 0; k < configs.size(); ++k) out += fmt::format("  {:<{}}", configs[k], width[k]);
+  for (size_t k = 0; k < configs.size(); ++k) out += fmt::format("  {:<{}}", configNames[k], width[k]);
   while (!out.empty() && out.back() == ' ') out.pop_back();
   out += "\n";
   for (size_t s = 0; s < socs.size(); ++s) {
-    out += fmt::format("{:<{}}  {:<{}}", socs[s], socWidth, at(s, 0).hardware, hwWidth);
+    out += fmt::format("{:<{}}  {:<{}}", socNames[s], socWidth, hardwareNames[s], hwWidth);
     for (size_t k = 0; k < configs.size(); ++k) out += fmt::format("  {:<{}}", cellText(at(s, k)), width[k]);
     while (!out.empty() && out.back() == ' ') out.pop_back();
     out += "\n";
@@ -170,30 +275,36 @@ std::string CompatibilityMatrix::text() const {
   return out;
 }
 
-std::string CompatibilityMatrix::json() const {
+namespace {
+
+// The matrix document (docs/schemas/matrix.schema.json) into `sink`. `forPage`: the document
+// formatMatrixHtml draws, with the kept diagnostics and each cell's "diagnostic_counts".
+void writeMatrixJson(const CompatibilityMatrix& m, const std::function<void(std::string_view)>& sink, bool forPage) {
   std::string out;
   JsonWriter w(out, 2);
+  w.drainInto(&sink, 1 << 20);
   w.beginObject();
   // tool and version as the run report has them (docs/schemas/report.schema.json); kind tells
   // a matrix from a report to a reader that takes both.
   w.field("tool", "qnn-validate");
   w.field("version", QNNRULES_VERSION);
   w.field("kind", "compatibility-matrix");
-  w.field("graph", graph);
-  w.field("backend", backend);
-  w.field("mode", mode == Mode::kWarn ? "warn" : "strict");
+  w.field("graph", m.graph);
+  w.field("backend", m.backend);
+  w.field("mode", m.mode == Mode::kWarn ? "warn" : "strict");
   w.key("socs");
   w.beginArray();
-  for (const std::string& s : socs) w.value(s);
+  for (const std::string& s : m.socs) w.value(s);
   w.endArray();
   w.key("configs");
   w.beginArray();
-  for (const std::string& c : configs) w.value(c);
+  for (const std::string& c : m.configs) w.value(c);
   w.endArray();
-  w.field("validations", static_cast<uint64_t>(validations));
+  w.field("validations", static_cast<uint64_t>(m.validations));
   w.key("cells");
   w.beginArray();
-  for (const MatrixCell& c : cells) {
+  std::string spooled;
+  for (const MatrixCell& c : m.cells) {
     w.beginObject();
     w.field("soc", c.soc);
     w.field("config", c.config);
@@ -214,7 +325,16 @@ std::string CompatibilityMatrix::json() const {
     // repeating them (a zoo of 20 SoCs has 6 distinct HTP versions).
     if (c.shared) {
       w.field("diagnostics_of", c.judgedOn);
+    } else if (!forPage && m.spool && m.spool->read(c.spoolOffset, c.spoolBytes, spooled)) {
+      w.key("diagnostics");
+      w.rawValue(spooled);
     } else {
+      if (forPage) {
+        w.key("diagnostic_counts");
+        w.beginObject();
+        for (const DiagnosticCodeCount& k : c.codeCounts) w.field(k.code, static_cast<uint64_t>(k.count));
+        w.endObject();
+      }
       w.key("diagnostics");
       writeJsonArray(w, c.diagnostics);
     }
@@ -223,13 +343,27 @@ std::string CompatibilityMatrix::json() const {
   w.endArray();
   w.endObject();
   out += "\n";
+  sink(out);
+}
+
+}  // namespace
+
+void CompatibilityMatrix::writeJson(const std::function<void(std::string_view)>& sink) const {
+  writeMatrixJson(*this, sink, false);
+}
+
+std::string CompatibilityMatrix::json() const {
+  std::string out;
+  writeJson([&](std::string_view piece) { out += piece; });
   return out;
 }
 
 std::string CompatibilityMatrix::html() const {
-  std::string page;
-  // json() writes a document formatMatrixHtml reads; a failure here is a bug of one of them.
-  Status st = formatMatrixHtml(json(), page);
+  std::string page, doc;
+  // The kept diagnostics and the counts of each code: the page shows no more of them.
+  writeMatrixJson(*this, [&](std::string_view piece) { doc += piece; }, true);
+  // The document is one formatMatrixHtml reads; a failure here is a bug of one of them.
+  Status st = formatMatrixHtml(doc, page);
   return st.isOk() ? page : "<!DOCTYPE html>\n<title>error</title>\n<p>the matrix could not be drawn</p>\n";
 }
 

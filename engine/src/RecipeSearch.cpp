@@ -3,7 +3,6 @@
 // (plan) node follows from those, and verification runs settle what shared encodings change.
 #include "qnnrules/RecipeSearch.h"
 
-#include <re2/re2.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -13,6 +12,8 @@
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
+
+#include "qnnrules/core/TerminalText.h"
 
 namespace qnnrules {
 namespace {
@@ -158,10 +159,10 @@ std::string oneLine(const Diagnostic& d) {
 Override nodeOverride(const std::string& node, const ConfigSelection& s, std::string note) {
   Override o;
   o.by = Override::By::kNodeName;
-  o.pattern = "^" + RE2::QuoteMeta(node) + "$";
+  o.pattern = exactNamePattern(node);
   o.selection = s;
   o.note = std::move(note);
-  (void)compileOverride(o);  // a quoted name always compiles
+  (void)compileOverride(o);  // an exact name is matched by name, never compiled
   return o;
 }
 
@@ -364,7 +365,7 @@ std::string RecipeSearchResult::yaml() const {
       e << YAML::Key << "config" << YAML::Value << c.to;
       // A plan's choices have no `from`: the reason was given under the plan's base.
       std::string why = c.op + (c.why.empty() ? "" : "; under " + (c.from.empty() ? base : c.from) + ": " + c.why);
-      e << YAML::Key << "note" << YAML::Value << why;
+      e << YAML::Key << "note" << YAML::Value << escapeControls(why);  // read back by YAML: no raw control character
       e << YAML::EndMap;
     }
     e << YAML::EndSeq;
@@ -374,9 +375,8 @@ std::string RecipeSearchResult::yaml() const {
   if (!onCpu.empty()) {
     text += "\n# Stay on CPU (no candidate config makes them valid):\n";
     for (const NodeOnCpu& n : onCpu) {
-      std::string line = "#   " + n.node + " (" + n.op + "): " + n.why;
-      std::replace(line.begin(), line.end(), '\n', ' ');
-      text += line + "\n";
+      // A comment is still YAML text: the names' control characters (newline too) escaped.
+      text += "#   " + escapeControls(n.node) + " (" + escapeControls(n.op) + "): " + escapeControls(n.why) + "\n";
     }
   }
   if (text.empty() || text.back() != '\n') text += "\n";
@@ -386,12 +386,15 @@ std::string RecipeSearchResult::yaml() const {
 std::string RecipeSearchResult::text() const {
   std::string s;
   if (!ok()) return "error: " + status.message() + "\n";
+  // Names from the graph, shown escaped: the summary goes to a terminal.
   for (const NodeChoice& c : choices)
-    s += fmt::format("  {} ({}): {}{}\n", c.node, c.op, c.from.empty() ? "" : c.from + " -> ", c.to) +
-         (c.why.empty() ? "" : "    was: " + c.why + "\n");
+    s += fmt::format("  {} ({}): {}{}\n", escapeControls(c.node), escapeControls(c.op),
+                     c.from.empty() ? "" : c.from + " -> ", c.to) +
+         (c.why.empty() ? "" : "    was: " + escapeControls(c.why) + "\n");
   if (!onCpu.empty()) {
     s += "stays on CPU:\n";
-    for (const NodeOnCpu& n : onCpu) s += fmt::format("  {} ({}): {}\n", n.node, n.op, n.why);
+    for (const NodeOnCpu& n : onCpu)
+      s += fmt::format("  {} ({}): {}\n", escapeControls(n.node), escapeControls(n.op), escapeControls(n.why));
   }
   if (!nodesPerConfig.empty()) {
     s += "nodes per config:";

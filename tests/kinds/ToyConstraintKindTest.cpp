@@ -13,7 +13,7 @@
 
 #include "../unit/RuleMutator.h"
 #include "../unit/TestUtil.h"
-#include "../../engine/src/validate/constraints/ConstraintKind.h"
+#include "validate/constraints/ConstraintKind.h"
 #include "qnnrules/Engine.h"
 #include "qnnrules/io/GraphReader.h"
 #include "qnnrules/load/RuleRegistry.h"

@@ -14,7 +14,7 @@ import re
 import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"(qnnrules/[^"]+)"', re.M)
-LISTED = re.compile(r"^\s*(qnnrules/\S+\.h)\s*$", re.M)
+LISTED = re.compile(r"^\s*(qnnrules/\S+\.(?:h|def))\s*$", re.M)
 FRONT_ENDS = ["tools", "python/src", "examples", "tests/package"]
 
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "../../engine/src/io/CheckedArith.h"
+#include "io/CheckedArith.h"
 
 namespace qnnrules {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "../../engine/src/model/CpuFormTests.h"
+#include "model/CpuFormTests.h"
 #include "qnnrules/Engine.h"
 #include "qnnrules/model/Lowering.h"
 

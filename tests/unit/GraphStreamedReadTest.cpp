@@ -1,4 +1,4 @@
-// Node-by-node reading (engine/src/io/GraphStreamedRead.h) against reading the whole document:
+// Node-by-node reading (engine/src/io/json/GraphStreamedRead.h) against reading the whole document:
 // the same status, errors and graph for every JSON file of the tree and for the layouts the
 // first pass must get right (keys in any order, brackets and quotes inside strings, escapes,
 // whitespace, empty and malformed node lists, text after the root).
@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "../../engine/src/io/GraphStreamedRead.h"
+#include "io/json/GraphStreamedRead.h"
 #include "qnnrules/io/GraphReader.h"
 #include "TestUtil.h"
 #include "qnnrules/io/GraphWriter.h"

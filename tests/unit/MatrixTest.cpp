@@ -161,3 +161,54 @@ TEST(Matrix, ProgressCountsEveryValidationAgainstTheTotal) {
 
 }  // namespace
 }  // namespace qnnrules
+
+namespace qnnrules {
+namespace {
+
+// Issue 36: a matrix holds per cell what it prints (counts, verdict, the first
+// kMatrixKeptPerCode diagnostics of each code); every diagnostic reaches the JSON through a
+// temporary file, and a shared cell holds none of its judge's.
+TEST(Matrix, KeepsTheFirstDiagnosticsOfEachCodeAndSpoolsTheRest) {
+  std::string nodes = R"({"name": "x", "kind": "input", "outputs": [{"dtype": "float32", "shape": [1, 8]}]})";
+  std::string prev = "x";
+  for (int i = 0; i < 120; ++i) {
+    const std::string name = "m" + std::to_string(i);
+    nodes += R"(, {"name": ")" + name + R"(", "kind": "call", "target": "aten.mystery_op.default", "args": [{"ref": ")" +
+             prev + R"("}], "outputs": [{"dtype": "float32", "shape": [1, 8]}]})";
+    prev = name;
+  }
+  nodes += R"(, {"name": "out", "kind": "output", "args": [[{"ref": ")" + prev + R"("}]]})";
+  const Graph g = readGraphJson(R"({"format": "qnnrules-graph", "version": 1, "nodes": [)" + nodes + "]}");
+  MatrixOptions mo{{"SM8350", "SA8295"}, {"8a8w"}, {}};
+  CompatibilityMatrix m = compatibilityMatrix(builtin(), g, mo);
+  ASSERT_TRUE(m.ok()) << m.status.message();
+  const MatrixCell& judged = m.at(0, 0);
+  ASSERT_FALSE(judged.codeCounts.empty());
+  size_t total = 0;
+  for (const DiagnosticCodeCount& c : judged.codeCounts) {
+    total += c.count;
+    size_t kept = 0;
+    for (const Diagnostic& d : judged.diagnostics) kept += diagCodeName(d.code) == c.code;
+    EXPECT_EQ(kept, std::min(c.count, kMatrixKeptPerCode)) << c.code;
+  }
+  EXPECT_EQ(total, judged.diagnosticCount);
+  EXPECT_GE(judged.diagnosticCount, 120u);
+  EXPECT_LT(judged.diagnostics.size(), judged.diagnosticCount);
+  EXPECT_TRUE(m.at(1, 0).shared);
+  EXPECT_TRUE(m.at(1, 0).diagnostics.empty());
+  EXPECT_EQ(m.at(1, 0).errors, judged.errors);
+  nlohmann::json j = nlohmann::json::parse(m.json());
+  EXPECT_EQ(j["cells"][0]["diagnostics"].size(), judged.diagnosticCount);
+  EXPECT_EQ(j["cells"][1]["diagnostics_of"], "SM8350");
+  EXPECT_FALSE(j["cells"][0].contains("diagnostic_counts"));
+  // Without the spool, the JSON holds what was kept; the page counts every one.
+  mo.allDiagnostics = false;
+  CompatibilityMatrix light = compatibilityMatrix(builtin(), g, mo);
+  ASSERT_TRUE(light.ok());
+  EXPECT_EQ(nlohmann::json::parse(light.json())["cells"][0]["diagnostics"].size(), judged.diagnostics.size());
+  EXPECT_EQ(light.html(), m.html());
+  EXPECT_NE(m.html().find("more: see the JSON output"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace qnnrules

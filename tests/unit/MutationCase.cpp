@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "../../engine/src/validate/constraints/ConstraintKind.h"
+#include "validate/constraints/ConstraintKind.h"
 #include "qnnrules/validate/ConstraintText.h"
 #include "qnnrules/graph/PortType.h"
 

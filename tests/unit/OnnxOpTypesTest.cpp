@@ -9,7 +9,7 @@
 #include <set>
 #include <string>
 
-#include "../../engine/src/model/OnnxOpTypes.h"
+#include "model/OnnxOpTypes.h"
 
 namespace qnnrules {
 namespace {

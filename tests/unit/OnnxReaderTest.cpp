@@ -184,7 +184,7 @@ TEST(OnnxReader, ATransposeOfADequantizedWeightIsFoldedIntoIt) {
   EXPECT_EQ(spec.chAxis, 1);
 }
 
-// io/OnnxRuntimeShapes.h: a shape is a run-time one when it depends on a value ORT does not fold
+// io/onnx/OnnxRuntimeShapes.h: a shape is a run-time one when it depends on a value ORT does not fold
 // (a size behind a Q/DQ pair), and on such a shape; integer arithmetic on a static shape folds.
 TEST(OnnxReader, ShapesOnnxRuntimeKnowsOnlyAtRunTimeAreMarked) {
   GraphReadResult r = readGraphFile(kOnnxDir + "runtime_shapes.onnx");
@@ -268,7 +268,7 @@ INSTANTIATE_TEST_SUITE_P(
                  "node 'w_dq' (DequantizeLinear) scale 'w_scale' is a missing initializer: the scale must be an "
                  "initializer, a Constant node's output or a constant folded through Identity, Cast, "
                  "ConstantOfShape, Reshape, Unsqueeze or Squeeze"},
-        // The Conv input's rank comes from shape inference (io/OnnxShapeInference.h).
+        // The Conv input's rank comes from shape inference (io/onnx/OnnxShapeInference.h).
         BadModel{"conv_weight_rank.onnx", StatusCode::kSchemaError,
                  "node 'conv' (Conv): weight rank 4 differs from input rank 5"},
         BadModel{"conv_pads.onnx", StatusCode::kSchemaError,

@@ -15,15 +15,18 @@
 #include <string>
 
 #include "TestUtil.h"
-#include "../../engine/src/load/CacheArchive.h"
-#include "../../engine/src/load/RuleCacheFields.h"
+#include "ToyRules.h"
+#include "load/CacheArchive.h"
+#include "load/RuleCacheFields.h"
 #include "qnnrules/load/RuleRegistry.h"
 
 namespace qnnrules {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::relu;
 using testing::TempDir;
+using testing::toy;
 
 std::string markText(const SourceMark& m) { return m.toString(); }
 
@@ -156,23 +159,6 @@ TEST(RuleCache, ACachedLoadEqualsAFreshOne) {
   EXPECT_EQ(rules.onnxCandidates("Conv")->size(), fresh.backend("htp").rules->onnxCandidates("Conv")->size());
 }
 
-std::string relu(const std::string& description) {
-  return "version: 1\nrules:\n  - id: toy.relu\n    targets: [aten.relu.default]\n    qnn_op: Relu\n"
-         "    pattern: siso\n    description: " + description + "\n"
-         "    inputs: [{name: input}]\n    outputs: [{name: output}]\n"
-         "    variants:\n      - name: a8\n        ports:\n"
-         "          input: {dtype: UFIXED_POINT_8, encoding: SCALE_OFFSET}\n"
-         "          output: {dtype: UFIXED_POINT_8, encoding: SCALE_OFFSET}\n";
-}
-
-RegistryOptions toy(const TempDir& rules, const fs::path& cacheDir) {
-  RegistryOptions o;
-  o.builtinDir = rules.path();
-  o.useEnvironment = false;
-  o.cacheDir = cacheDir;
-  return o;
-}
-
 std::string toyDescription(const TempDir& rules, const fs::path& cacheDir) {
   RuleRegistry reg(toy(rules, cacheDir));
   const BackendLoad& load = reg.backend("toy");
@@ -289,11 +275,14 @@ TEST(RuleCache, OldEntriesAreEvictedPast256) {
   rules.write("toy/ops/relu.yaml", relu("Evicting."));
   const auto old = fs::file_time_type::clock::now() - std::chrono::hours(2);
   for (int i = 0; i < 300; ++i) {
-    const fs::path f = cache.write(fmt::format("backend-old{}-0000000000000000.bin", i), "stale");
+    // The cache's own (its header's magic first): user files are another test's
+    // (RuleInputsHardeningTest.cpp, issue 36).
+    const fs::path f = cache.write(fmt::format("backend-old{}-0000000000000000.bin", i), "QNNRCACHstale");
     fs::last_write_time(f, old + std::chrono::seconds(i));  // old0 is the least recently written
   }
-  fs::last_write_time(cache.write(".backend-x.bin.1.2.3.tmp", "left by a killed writer"), old);
-  const fs::path fresh = cache.write(".backend-y.bin.1.2.3.tmp", "being written right now");
+  fs::last_write_time(cache.write(".backend-x-0000000000000000.bin.1.2.3.tmp", "QNNRCACH left by a killed writer"),
+                      old);
+  const fs::path fresh = cache.write(".backend-y-0000000000000000.bin.1.2.3.tmp", "QNNRCACH being written right now");
   const fs::path mine = cache.write("notes.txt", "not the cache's");
   EXPECT_EQ(toyDescription(rules, cache.path()), "Evicting.");
   size_t bins = 0;
@@ -303,7 +292,7 @@ TEST(RuleCache, OldEntriesAreEvictedPast256) {
   EXPECT_FALSE(fs::exists(cache.path() / "backend-old44-0000000000000000.bin"));
   EXPECT_TRUE(fs::exists(cache.path() / "backend-old45-0000000000000000.bin"));
   EXPECT_EQ(toyDescription(rules, cache.path()), "Evicting.");  // its own entry was kept: a hit
-  EXPECT_FALSE(fs::exists(cache.path() / ".backend-x.bin.1.2.3.tmp"));
+  EXPECT_FALSE(fs::exists(cache.path() / ".backend-x-0000000000000000.bin.1.2.3.tmp"));
   EXPECT_TRUE(fs::exists(fresh));
   EXPECT_TRUE(fs::exists(mine));
 }

@@ -7,8 +7,8 @@
 
 #include "MutationCase.h"
 #include "TestHardware.h"
-#include "../../engine/src/validate/BoundTensor.h"
-#include "../../engine/src/validate/constraints/ConstraintKind.h"
+#include "validate/BoundTensor.h"
+#include "validate/constraints/ConstraintKind.h"
 #include "qnnrules/graph/PortType.h"
 #include "qnnrules/validate/Validator.h"
 

@@ -9,13 +9,14 @@
 #include "qnnrules/OrtTensorOverrides.h"
 #include "qnnrules/RecipeSearch.h"
 #include "qnnrules/io/GraphReader.h"
-#include "qnnrules/io/SafeOutputFile.h"
+#include "qnnrules/core/OutputFile.h"
+#include "qnnrules/core/TerminalText.h"
 
 namespace qnnvalidate {
 namespace {
 
 int writeFile(const std::string& path, const std::string& text) {
-  if (qnnrules::Status st = qnnrules::writeOutputFile(path, text); !st.isOk()) {
+  if (qnnrules::Status st = qnnrules::saveOutputFile(path, text); !st.isOk()) {
     std::cerr << "qnn-validate: error: " << st.message() << "\n";
     return kExitBadInput;
   }
@@ -39,7 +40,8 @@ int writeOrtOverrides(const CliOptions& o, const qnnrules::Engine& engine, const
   }
   std::ostream& out = o.format == "text" ? std::cout : std::cerr;
   out << ov.overrides.size() << " ONNX Runtime tensor override(s) written to " << o.suggestOverrides << "\n";
-  for (const std::string& u : ov.unexpressed) std::cerr << "qnn-validate: warning: --suggest-overrides: " << u << "\n";
+  for (const std::string& u : ov.unexpressed)
+    std::cerr << "qnn-validate: warning: --suggest-overrides: " << qnnrules::escapeControls(u) << "\n";
   return writeFile(o.suggestOverrides, ov.json());
 }
 

@@ -23,6 +23,7 @@
 #include "qnnrules/Engine.h"
 #include "qnnrules/pipeline/RunReportFormat.h"
 #include "qnnrules/pipeline/RunBaseline.h"
+#include "qnnrules/core/TerminalText.h"
 #include "qnnrules/report/TextStyle.h"
 
 namespace qnnvalidate {
@@ -58,13 +59,15 @@ int listRules(const qnnrules::Engine& engine, const std::string& format) {
                {"rules", std::move(rules)}});
     return kExitValid;
   }
+  using qnnrules::escapeControls;  // names from rule files, shown escaped
   for (const qnnrules::Rule& r : engine.rules().rules()) {
-    std::cout << r.id << "  [" << r.origin << "]  " << r.mark.toString(false) << "\n";
-    std::cout << "    " << (r.qnnOp.empty() ? "(no QNN op)" : r.qnnOp) << " <- ";
-    for (size_t i = 0; i < r.targets.size(); ++i) std::cout << (i ? ", " : "") << r.targets[i];
+    std::cout << escapeControls(r.id) << "  [" << escapeControls(r.origin) << "]  "
+              << escapeControls(r.mark.toString(false)) << "\n";
+    std::cout << "    " << (r.qnnOp.empty() ? "(no QNN op)" : escapeControls(r.qnnOp)) << " <- ";
+    for (size_t i = 0; i < r.targets.size(); ++i) std::cout << (i ? ", " : "") << escapeControls(r.targets[i]);
     std::cout << "\n";
   }
-  std::cout << engine.rules().rules().size() << " rules for backend " << engine.rules().backend() << "\n";
+  std::cout << engine.rules().rules().size() << " rules for backend " << escapeControls(engine.rules().backend()) << "\n";
   return kExitValid;
 }
 
@@ -85,12 +88,15 @@ int listSocs(qnnrules::Engine& engine, const std::string& format) {
     return kExitValid;
   }
   // "SM8850  HTP V81  LPAI V6  VTCM 8 MB  (Snapdragon 8 Elite Gen 5)": every column the SoC has.
+  // Names from the SoC table (an overlay's): shown escaped.
   for (const qnnrules::SocInfo& s : socs.table->all()) {
-    std::cout << s.name;
+    std::cout << qnnrules::escapeControls(s.name);
     for (const qnnrules::SocHardware& h : s.hardware)
-      if (!h.version.empty()) std::cout << "  " << qnnrules::hardwareLabel(h.column) << " " << h.version;
+      if (!h.version.empty())
+        std::cout << "  " << qnnrules::escapeControls(qnnrules::hardwareLabel(h.column)) << " "
+                  << qnnrules::escapeControls(h.version);
     std::cout << "  VTCM " << s.vtcmMb << " MB";
-    if (!s.marketingName.empty()) std::cout << "  (" << s.marketingName << ")";
+    if (!s.marketingName.empty()) std::cout << "  (" << qnnrules::escapeControls(s.marketingName) << ")";
     std::cout << "\n";
   }
   return kExitValid;

@@ -5,7 +5,9 @@
 // same rules, so they share one validation.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,7 +23,22 @@ struct MatrixOptions {
   // Called after each validation with (done, total, "SM8650 x 16a8w"): a front end shows it
   // (qnn-validate on a terminal's stderr, report/ProgressLine.h). Empty: nothing is called.
   std::function<void(size_t, size_t, std::string_view)> progress;
+  // Keep every diagnostic of each validation for json(): they are written to an unnamed
+  // temporary file as each validation ends, not held in memory. Off (qnn-validate's text and
+  // html formats): json() writes the kept ones, the first kMatrixKeptPerCode of each code.
+  bool allDiagnostics = true;
 };
+
+// What a matrix holds in memory per validation: this many diagnostics of each code (the HTML
+// page shows as many), and how many there are of each code.
+constexpr size_t kMatrixKeptPerCode = 50;
+
+struct DiagnosticCodeCount {
+  std::string code;  // diagCodeName
+  size_t count = 0;
+};
+
+class MatrixSpool;  // the diagnostics written aside (Matrix.cpp)
 
 struct MatrixCell {
   std::string soc;
@@ -30,7 +47,12 @@ struct MatrixCell {
   Verdict verdict;
   size_t errors = 0, warnings = 0;
   size_t computeNodes = 0, cpuNodes = 0;
-  DiagnosticList diagnostics;  // the cell's diagnostics, mode applied
+  // The cell's first kMatrixKeptPerCode diagnostics of each code, mode applied (all of them
+  // when it has fewer); empty in a shared cell, whose diagnostics are its judge's (judgedOn).
+  DiagnosticList diagnostics;
+  std::vector<DiagnosticCodeCount> codeCounts;  // every code of them, in the order first seen
+  size_t diagnosticCount = 0;                   // all of them, kept or not
+  uint64_t spoolOffset = 0, spoolBytes = 0;     // where the spool holds all of them (JSON)
   // Why a backend that needs the whole graph in one partition (LPAI) does not get it; such a
   // cell is INVALID even with no error diagnostic.
   std::vector<std::string> fullDelegationProblems;
@@ -47,6 +69,7 @@ struct CompatibilityMatrix {
   std::vector<std::string> socs, configs;
   std::vector<MatrixCell> cells;      // row-major: socs x configs
   size_t validations = 0;             // validate + partition runs made (cells share by hardware)
+  std::shared_ptr<const MatrixSpool> spool;  // every diagnostic, with MatrixOptions::allDiagnostics
 
   bool ok() const { return status.isOk(); }
   const MatrixCell& at(size_t soc, size_t config) const { return cells[soc * configs.size() + config]; }
@@ -55,6 +78,9 @@ struct CompatibilityMatrix {
   // "configs", "validations", "cells": [...]} (docs/schemas/matrix.schema.json); a shared cell
   // has "diagnostics_of": the SoC whose cell holds its diagnostics.
   std::string json() const;
+  // The same document handed to `sink` piece by piece (a cell's diagnostics at a time), so
+  // that a matrix of a million diagnostics is never held whole.
+  void writeJson(const std::function<void(std::string_view)>& sink) const;
   // The matrix as one self-contained HTML page (report/MatrixHtml.h): the table, each cell
   // linking to its diagnostics.
   std::string html() const;

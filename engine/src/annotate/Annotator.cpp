@@ -9,30 +9,6 @@
 
 namespace qnnrules {
 
-std::string describeQuantSpec(const QuantSpec& s) {
-  if (s.sharedWith) {
-    const SharedRef& r = *s.sharedWith;
-    return r.kind == SharedRef::Kind::kEdge ? "shared with an input edge" : "shared with a node output";
-  }
-  std::string out(scalarTypeName(s.dtype));
-  if (isFloatType(s.dtype)) return out;
-  if (s.quantMin && s.quantMax) out += " " + std::to_string(*s.quantMin) + ".." + std::to_string(*s.quantMax);
-  out += " " + std::string(qschemeName(s.qscheme));
-  if (isPerChannel(s.qscheme)) out += " axis " + std::to_string(s.chAxis.value_or(0));
-  if (!s.blockSize.empty()) {
-    out += " block [";
-    for (size_t i = 0; i < s.blockSize.size(); ++i) out += (i ? ", " : "") + std::to_string(s.blockSize[i]);
-    out += "]";
-  }
-  if (s.scales.size() == 1) {
-    char buf[48];
-    std::snprintf(buf, sizeof buf, " scale %.9g zero_point %lld", s.scales[0],
-                  static_cast<long long>(s.zeroPoints.empty() ? 0 : s.zeroPoints[0]));
-    out += buf;
-  }
-  return out;
-}
-
 int namedInputArg(const Rule& rule, std::string_view name) {
   for (const PortDecl& d : rule.ports)
     if (d.isInput && d.name == name) return d.index;
@@ -127,7 +103,7 @@ bool Annotator::isFloatArg(const Argument& a) const {
 }
 
 std::string Annotator::explainSpec(const Node& n, const QuantSpec& spec) const {
-  if (!spec.sharedWith) return describeQuantSpec(spec);
+  if (!spec.sharedWith) return describeQuantSpec(spec, true);
   const SharedRef& r = *spec.sharedWith;
   return r.kind == SharedRef::Kind::kEdge
              ? "shared with the edge " + g_.node(r.node).name + " -> " + n.name
@@ -177,9 +153,8 @@ Annotator::Choice Annotator::choose(const Node& n) {
   Choice ch;
   ch.cs = default_;
   if (!recipe_) return ch;
-  if (!discardNodes_.empty() && discardNodes_.count(n.name)) {
-    for (size_t i = 0; i < recipe_->discardNodes.size(); ++i)
-      if (recipe_->discardNodes[i] == n.name) discardNodeSeen_[i] = true;
+  if (auto it = discardNodes_.find(n.name); it != discardNodes_.end()) {
+    for (size_t i : it->second) discardNodeSeen_[i] = true;
     ch.discard = true;
     ch.discardWhy = "listed in discard_nodes";
     return ch;
@@ -221,8 +196,14 @@ Annotator::Choice Annotator::choose(const Node& n) {
     }
     for (uint32_t i : *memo) consider(i);
   }
-  for (uint32_t i = 0; i < ovs.size(); ++i)
-    if (ovs[i].by == Override::By::kNodeName && RE2::PartialMatch(n.name, *ovs[i].regex)) consider(i);
+  // Node-name overrides: those naming the node exactly by its name, the regexes run; both in
+  // the recipe's order, as written.
+  nameHits_.clear();
+  if (auto it = exactNameOverrides_.find(n.name); it != exactNameOverrides_.end()) nameHits_ = it->second;
+  for (uint32_t i : nameRegexOverrides_)
+    if (RE2::PartialMatch(n.name, *ovs[i].regex)) nameHits_.push_back(i);
+  std::sort(nameHits_.begin(), nameHits_.end());
+  for (uint32_t i : nameHits_) consider(i);
   if (best < 0) return ch;
   if (tieWith >= 0) {
     auto& t = ties_[{static_cast<uint32_t>(tieWith), static_cast<uint32_t>(best)}];
@@ -248,12 +229,18 @@ void Annotator::run(const ConfigSelection& defaultSel) {
     overrideHits_.assign(ovs.size(), 0);
     for (uint32_t i = 0; i < ovs.size(); ++i) {
       overrideSel_.push_back(ovs[i].selection ? compiled(*ovs[i].selection) : nullptr);
+      if (ovs[i].by == Override::By::kNodeName) {
+        if (ovs[i].exactName)
+          exactNameOverrides_[*ovs[i].exactName].push_back(i);
+        else
+          nameRegexOverrides_.push_back(i);
+      }
       if (ovs[i].by != Override::By::kTarget) continue;
       for (const std::string& t : ovs[i].targets)
         for (size_t k = 0; k < g_.targets().size(); ++k)
           if (g_.targets()[k] == t) targetOverrides_[k].push_back(i);
     }
-    for (const std::string& s : recipe_->discardNodes) discardNodes_.insert(s);
+    for (size_t i = 0; i < recipe_->discardNodes.size(); ++i) discardNodes_[recipe_->discardNodes[i]].push_back(i);
     discardNodeSeen_.assign(recipe_->discardNodes.size(), false);
     for (const std::string& op : recipe_->discardOps)
       for (size_t k = 0; k < g_.targets().size(); ++k)
@@ -358,7 +345,7 @@ AnnotateResult annotateGraph(Graph& graph, const RuleSet& rules, const QuantConf
   if (!result.status.isOk()) return result;
   if (recipe)
     for (const Override& o : recipe->overrides)
-      if (o.by != Override::By::kTarget && !o.regex) {
+      if (o.by != Override::By::kTarget && !o.regex && !(o.by == Override::By::kNodeName && o.exactName)) {
         result.status = Status(StatusCode::kInvalidArgument,
                                "override " + o.describe() + " is not compiled; call compileOverride first");
         return result;

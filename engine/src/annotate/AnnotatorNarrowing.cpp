@@ -1,7 +1,7 @@
 // Fitting the config's specs to what a rule takes: fixed output encodings, 8-bit activations
 // for rules without the config's width, narrower weights, per-channel and block-wise weights.
 #include "AnnotatorState.h"
-#include "../validate/constraints/ConstraintKind.h"
+#include "validate/constraints/ConstraintKind.h"
 
 namespace qnnrules::annotator_detail {
 

@@ -100,13 +100,17 @@ class Annotator {
   std::map<std::pair<const Rule*, const CompiledSelection*>, const CompiledSelection*> narrowed_;
   std::vector<std::unique_ptr<CompiledSelection>> narrowedSelections_;
   // Overrides: target overrides by target id (once per distinct target), module regex
-  // results memoized per distinct module path (by module id), node-name regexes run per node.
+  // results memoized per distinct module path (by module id), node-name overrides by the exact
+  // name they match (a recipe of --suggest-recipe's), the other node-name regexes run per node.
   std::vector<std::vector<uint32_t>> targetOverrides_;
   std::vector<std::optional<std::vector<uint32_t>>> moduleMemo_;
   std::vector<const CompiledSelection*> overrideSel_;
   std::vector<size_t> overrideHits_;
+  std::unordered_map<std::string_view, std::vector<uint32_t>> exactNameOverrides_;
+  std::vector<uint32_t> nameRegexOverrides_;
+  std::vector<uint32_t> nameHits_;  // the node's, reused
   std::map<std::pair<uint32_t, uint32_t>, std::pair<size_t, std::string>> ties_;  // (loser, winner) -> count, node
-  std::unordered_set<std::string_view> discardNodes_;
+  std::unordered_map<std::string_view, std::vector<size_t>> discardNodes_;  // name -> its entries
   std::unordered_set<uint32_t> discardTargets_;
   std::vector<bool> discardNodeSeen_;
 

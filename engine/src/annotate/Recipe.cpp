@@ -3,10 +3,13 @@
 
 #include <re2/re2.h>
 
+#include <fmt/format.h>
+
 #include <array>
+#include <cctype>
 #include <limits>
 
-#include "../yaml/StrictYaml.h"
+#include "yaml/StrictYaml.h"
 
 namespace qnnrules {
 
@@ -26,9 +29,70 @@ std::string Override::describe() const {
   return s;
 }
 
+namespace {
+
+bool isMeta(char c) { return std::string_view(".[]{}()*+?|^$\\").find(c) != std::string_view::npos; }
+
+int hexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// The name `pattern` matches exactly when it is "^" NAME "$" and NAME is literal: characters
+// other than metacharacters, an escaped non-alphanumeric character, "\xHH" below 0x80.
+std::optional<std::string> exactNameOf(std::string_view pattern) {
+  if (pattern.size() < 2 || pattern.front() != '^' || pattern.back() != '$') return std::nullopt;
+  const std::string_view body = pattern.substr(1, pattern.size() - 2);
+  std::string out;
+  for (size_t i = 0; i < body.size(); ++i) {
+    const char c = body[i];
+    if (c != '\\') {
+      if (isMeta(c)) return std::nullopt;
+      out += c;
+      continue;
+    }
+    if (++i >= body.size()) return std::nullopt;  // the final '$' escaped: not anchored
+    const char e = body[i];
+    if (e == 'x') {
+      if (i + 2 >= body.size()) return std::nullopt;
+      const int hi = hexDigit(body[i + 1]), lo = hexDigit(body[i + 2]);
+      if (hi < 0 || lo < 0 || hi >= 8) return std::nullopt;  // above 0x7f RE2 means a code point
+      out += static_cast<char>(hi * 16 + lo);
+      i += 2;
+      continue;
+    }
+    if (std::isalnum(static_cast<unsigned char>(e))) return std::nullopt;  // \d, \b, \A ...
+    out += e;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string exactNamePattern(std::string_view name) {
+  std::string p = "^";
+  for (char c : name) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      p += fmt::format("\\x{:02x}", u);
+    } else if (u < 0x80 && !std::isalnum(u) && c != '_') {
+      p += '\\';  // as RE2::QuoteMeta: every other ASCII punctuation escaped
+      p += c;
+    } else {
+      p += c;  // letters, digits, '_' and UTF-8 as they are
+    }
+  }
+  return p + "$";
+}
+
 Status compileOverride(Override& o) {
+  o.exactName.reset();
   if (o.by == Override::By::kTarget) {
     if (o.targets.empty()) return Status(StatusCode::kInvalidArgument, "a target override names no target");
+  } else if (o.by == Override::By::kNodeName && (o.exactName = exactNameOf(o.pattern))) {
+    o.regex.reset();  // matched by name: no regex (nor RE2's UTF-8 check of a name that is not)
   } else {
     RE2::Options opt;
     opt.set_log_errors(false);

@@ -16,52 +16,10 @@ std::string_view severityName(Severity s) {
 
 std::string_view diagCodeName(DiagCode c) {
   switch (c) {
-    case DiagCode::kNoRule: return "no-rule";
-    case DiagCode::kUnsupportedOp: return "unsupported-op";
-    case DiagCode::kNoMatchingVariant: return "no-matching-variant";
-    case DiagCode::kArchGate: return "arch-gate";
-    case DiagCode::kEncoding: return "encoding";
-    case DiagCode::kBitwidth: return "bitwidth";
-    case DiagCode::kSymmetric: return "symmetric";
-    case DiagCode::kAxis: return "axis";
-    case DiagCode::kFixedScale: return "fixed-scale";
-    case DiagCode::kFixedOffset: return "fixed-offset";
-    case DiagCode::kShared: return "shared";
-    case DiagCode::kSharedCycle: return "shared-cycle";
-    case DiagCode::kSharedUnresolved: return "shared-unresolved";
-    case DiagCode::kMissingPort: return "missing-port";
-    case DiagCode::kUnverifiable: return "unverifiable";
-    case DiagCode::kCpuFallback: return "cpu-fallback";
-    case DiagCode::kRank: return "rank";
-    case DiagCode::kDynamicShape: return "dynamic-shape";
-    case DiagCode::kEmptyTensor: return "empty-tensor";
-    case DiagCode::kLoweringCheck: return "lowering-check";
-    case DiagCode::kScaleNotFinite: return "scale-not-finite";
-    case DiagCode::kScaleOutOfRange: return "scale-out-of-range";
-    case DiagCode::kZeroPointOutOfRange: return "zero-point-out-of-range";
-    case DiagCode::kBiasScale: return "bias-scale";
-    case DiagCode::kChannelCount: return "channel-count";
-    case DiagCode::kBlockSize: return "block-size";
-    case DiagCode::kYamlSyntax: return "yaml-syntax";
-    case DiagCode::kUnknownKey: return "unknown-key";
-    case DiagCode::kDuplicateKey: return "duplicate-key";
-    case DiagCode::kMissingKey: return "missing-key";
-    case DiagCode::kWrongType: return "wrong-type";
-    case DiagCode::kUnknownEnumValue: return "unknown-enum-value";
-    case DiagCode::kDuplicateRuleId: return "duplicate-rule-id";
-    case DiagCode::kDuplicateTarget: return "duplicate-target";
-    case DiagCode::kUnknownPattern: return "unknown-pattern";
-    case DiagCode::kUnknownPort: return "unknown-port";
-    case DiagCode::kInvalidValue: return "invalid-value";
-    case DiagCode::kGraphSyntax: return "graph-syntax";
-    case DiagCode::kGraphSchema: return "graph-schema";
-    case DiagCode::kGraphLimit: return "graph-limit";
-    case DiagCode::kOverrideUnmatched: return "override-unmatched";
-    case DiagCode::kOverrideTie: return "override-tie";
-    case DiagCode::kDiscarded: return "discarded";
-    case DiagCode::kNotAnnotated: return "not-annotated";
-    case DiagCode::kQdqMismatch: return "qdq-mismatch";
-    case DiagCode::kNoStatistics: return "no-statistics";
+#define QNNRULES_DIAG(enumerator, number, name, group, meaning) \
+  case DiagCode::enumerator:                                    \
+    return name;
+#include "qnnrules/core/DiagCodes.def"
   }
   return "unknown";
 }

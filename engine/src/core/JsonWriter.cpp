@@ -74,6 +74,17 @@ void JsonWriter::writeString(std::string_view s) {
   out_ += nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+void JsonWriter::rawValue(std::string_view json) {
+  beforeValue();
+  if (!sink_) {
+    out_ += json;
+    return;
+  }
+  (*sink_)(out_);
+  out_.clear();
+  (*sink_)(json);
+}
+
 void JsonWriter::value(std::string_view s) {
   beforeValue();
   writeString(s);

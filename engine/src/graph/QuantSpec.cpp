@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <limits>
 
 namespace qnnrules {
@@ -123,6 +124,28 @@ float toFloat32(double v) {
   if (v > kMax) return std::numeric_limits<float>::infinity();
   if (v < -kMax) return -std::numeric_limits<float>::infinity();
   return static_cast<float>(v);  // in range, or NaN
+}
+
+std::string describeQuantSpec(const QuantSpec& s, bool withScale) {
+  if (withScale && s.sharedWith)
+    return s.sharedWith->kind == SharedRef::Kind::kEdge ? "shared with an input edge" : "shared with a node output";
+  std::string out(scalarTypeName(s.dtype));
+  if (withScale && isFloatType(s.dtype)) return out;
+  if (s.quantMin && s.quantMax) out += " " + std::to_string(*s.quantMin) + ".." + std::to_string(*s.quantMax);
+  out += " " + std::string(qschemeName(s.qscheme));
+  if (isPerChannel(s.qscheme)) out += " axis " + std::to_string(s.chAxis.value_or(0));
+  if (!s.blockSize.empty()) {
+    out += " block_size [";
+    for (size_t i = 0; i < s.blockSize.size(); ++i) out += (i ? ", " : "") + std::to_string(s.blockSize[i]);
+    out += "]";
+  }
+  if (withScale && s.scales.size() == 1) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, " scale %.9g zero_point %lld", s.scales[0],
+                  static_cast<long long>(s.zeroPoints.empty() ? 0 : s.zeroPoints[0]));
+    out += buf;
+  }
+  return out;
 }
 
 }  // namespace qnnrules

@@ -1,6 +1,6 @@
 // Loading a reader module (ReaderModule.h).
 #include "ReaderModule.h"
-#include "../core/RunningObject.h"
+#include "core/RunningObject.h"
 #include "qnnrules/io/ReaderModules.h"
 
 #include <dlfcn.h>

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <array>
 
-#include "../model/CpuFormTests.h"
-#include "../model/OnnxOpTypes.h"
+#include "model/CpuFormTests.h"
+#include "model/OnnxOpTypes.h"
 
 namespace qnnrules {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "../yaml/StrictYaml.h"
+#include "yaml/StrictYaml.h"
 #include "qnnrules/model/Lowering.h"
 
 namespace qnnrules {

@@ -4,7 +4,7 @@
 #include <array>
 #include <limits>
 
-#include "../yaml/StrictYaml.h"
+#include "yaml/StrictYaml.h"
 #include "CpuFormsLoader.h"
 #include "qnnrules/model/Lowering.h"
 
@@ -23,7 +23,6 @@ constexpr std::array<std::string_view, 2> kDynamicShapeKeys = {"nodes", "message
 constexpr std::array<std::string_view, 9> kRewriteKeys = {"id",  "rules", "targets", "when", "static",
                                                           "scales_differ", "port", "set", "says"};
 constexpr std::array<std::string_view, 6> kSetKeys = {"dtype", "symmetric", "scale", "offset", "float", "encoding_of"};
-constexpr std::array<std::string_view, 3> kSourceNames = {"json", "onnx", "pt2"};
 
 class LoweringLoader : public StrictYamlReader {
  public:
@@ -80,13 +79,13 @@ class LoweringLoader : public StrictYamlReader {
 
   void readSources(const YAML::Node& v, LoweringPath& p) {
     for (const std::string& s : strings(v, "'default_for'")) {
-      auto it = std::find(kSourceNames.begin(), kSourceNames.end(), s);
-      if (it == kSourceNames.end()) {
+      auto it = std::find(kGraphSourceNames.begin(), kGraphSourceNames.end(), s);
+      if (it == kGraphSourceNames.end()) {
         error(DiagCode::kUnknownEnumValue, mark(v), "unknown graph source '" + clip(s) + "' in 'default_for'",
-              oneOf(kSourceNames), clip(s), suggest(s, kSourceNames));
+              oneOf(kGraphSourceNames), clip(s), suggest(s, kGraphSourceNames));
         continue;
       }
-      p.defaultFor.push_back(static_cast<GraphSource>(it - kSourceNames.begin()));
+      p.defaultFor.push_back(static_cast<GraphSource>(it - kGraphSourceNames.begin()));
     }
   }
 
@@ -233,11 +232,6 @@ class LoweringLoader : public StrictYamlReader {
 };
 
 }  // namespace
-
-std::string_view graphSourceName(GraphSource s) {
-  const auto i = static_cast<size_t>(s);
-  return i < kSourceNames.size() ? kSourceNames[i] : std::string_view("json");
-}
 
 const LoweringPath* LoweringTable::find(std::string_view name) const {
   for (const auto& p : paths)

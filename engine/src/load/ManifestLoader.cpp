@@ -6,9 +6,9 @@
 #include <string>
 #include <string_view>
 
-#include "../model/EnumNames.h"
+#include "model/EnumNames.h"
 #include "RuleFileParts.h"
-#include "../yaml/StrictYaml.h"
+#include "yaml/StrictYaml.h"
 #include "qnnrules/load/RuleLoader.h"
 
 namespace qnnrules {

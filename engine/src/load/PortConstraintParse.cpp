@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "../validate/constraints/ConstraintKind.h"
+#include "validate/constraints/ConstraintKind.h"
 
 namespace qnnrules {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "../yaml/StrictYaml.h"
+#include "yaml/StrictYaml.h"
 #include "qnnrules/model/BackendManifest.h"
 #include "qnnrules/model/Rule.h"
 

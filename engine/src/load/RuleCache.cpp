@@ -20,7 +20,8 @@
 #include "CacheArchive.h"
 #include "RuleCacheFields.h"
 #include "RuleTree.h"
-#include "../validate/constraints/ConstraintKind.h"
+#include "yaml/StrictYaml.h"
+#include "validate/constraints/ConstraintKind.h"
 #include "qnnrules/core/SourceMark.h"
 
 namespace qnnrules {
@@ -29,10 +30,13 @@ namespace fs = std::filesystem;
 namespace {
 
 // Bump when a stored type or the layout changes: files of another version are ignored.
-constexpr uint32_t kFormatVersion = 11;  // 4: hardware columns (SoC versions, gates) as data; 5: kind values; 6: a manifest's `default`, the default backend; 7: lowering paths; 8: rank limits, rewrite targets; 9: empty tensors; 10: non-finite scales, a path computing quantized constants; 11: cpu_forms
+constexpr uint32_t kFormatVersion = 12;  // 12: the slot (which backend or table) in the header; 4: hardware columns (SoC versions, gates) as data; 5: kind values; 6: a manifest's `default`, the default backend; 7: lowering paths; 8: rank limits, rewrite targets; 9: empty tensors; 10: non-finite scales, a path computing quantized constants; 11: cpu_forms
 constexpr char kMagic[8] = {'Q', 'N', 'N', 'R', 'C', 'A', 'C', 'H'};
-// magic, format version, digest, payload checksum, payload size.
+// magic, format version, digest, payload checksum, payload size, then the slot's name (its
+// length, then its bytes: "backend-htp", "socs"), so a file copied under another slot's name
+// (one backend's rules under another's) is refused on load.
 constexpr size_t kHeaderBytes = sizeof kMagic + 4 + 8 + 8 + 8;
+constexpr size_t kMaxSlotBytes = 256;
 
 uint64_t hashBytes(std::string_view bytes) { return std::hash<std::string_view>{}(bytes); }
 
@@ -52,7 +56,9 @@ bool readRegularFile(const fs::path& file, uint64_t maxBytes, std::string& out) 
   const int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
   if (fd < 0) return false;
   struct stat st {};
-  bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) <= maxBytes;
+  // A sparse file (a rule file made of holes) is not read: its load refuses it unread too.
+  bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) <= maxBytes &&
+            !strictyaml::hasHoles(fd);
   if (ok) {
     out.assign(static_cast<size_t>(st.st_size), '\0');
     size_t done = 0;
@@ -133,8 +139,9 @@ uint64_t RuleCache::digest() {
     key += dir.string();
     key += '\n';
     const RuleTree tree = walkRuleTree(dir, limits_);
-    if (tree.tooLarge) {
-      // Not a rules directory: the load refuses it (RuleTree.h); nothing is cached for it.
+    if (tree.tooLarge || !tree.unreadable.empty()) {
+      // Not a rules directory, or one with files that cannot be read: the load refuses it
+      // (RuleTree.h); nothing is cached for it.
       uncacheable_ = true;
       spdlog::debug("rule cache: {} is too large to be a rules directory; not cached", dir.string());
     }
@@ -165,29 +172,36 @@ std::optional<std::string> RuleCache::readPayload(const std::string& slot) {
                   kMaxCacheFileBytes);
     return std::nullopt;
   }
-  uint32_t version = 0;
-  if (bytes.size() >= kHeaderBytes) std::memcpy(&version, bytes.data() + sizeof kMagic, sizeof version);
-  const bool valid = bytes.size() >= kHeaderBytes && std::memcmp(bytes.data(), kMagic, sizeof kMagic) == 0 &&
-                     version == kFormatVersion && getU64(bytes, 12) == digest() &&
-                     getU64(bytes, 28) == bytes.size() - kHeaderBytes &&
-                     getU64(bytes, 20) == hashBytes(std::string_view(bytes).substr(kHeaderBytes));
+  uint32_t version = 0, slotBytes = 0;
+  if (bytes.size() >= kHeaderBytes + 4) {
+    std::memcpy(&version, bytes.data() + sizeof kMagic, sizeof version);
+    std::memcpy(&slotBytes, bytes.data() + kHeaderBytes, sizeof slotBytes);
+  }
+  const size_t payloadAt = kHeaderBytes + 4 + slotBytes;
+  const bool valid = bytes.size() >= kHeaderBytes + 4 && std::memcmp(bytes.data(), kMagic, sizeof kMagic) == 0 &&
+                     version == kFormatVersion && getU64(bytes, 12) == digest() && slotBytes <= kMaxSlotBytes &&
+                     bytes.size() >= payloadAt && std::string_view(bytes).substr(kHeaderBytes + 4, slotBytes) == slot &&
+                     getU64(bytes, 28) == bytes.size() - payloadAt &&
+                     getU64(bytes, 20) == hashBytes(std::string_view(bytes).substr(payloadAt));
   if (!valid) {
-    spdlog::debug("rule cache {}: stale or not a cache file, rebuilding", file.string());
+    spdlog::debug("rule cache {}: stale, another slot's or not a cache file, rebuilding", file.string());
     return std::nullopt;
   }
   spdlog::debug("rule cache {}: hit", file.string());
-  return bytes.substr(kHeaderBytes);
+  return bytes.substr(payloadAt);
 }
 
 void RuleCache::writePayload(const std::string& slot, const std::string& payload) {
   if (!enabled()) return;
   digest();
-  if (uncacheable_) return;
+  if (uncacheable_ || slot.size() > kMaxSlotBytes) return;
   std::string bytes(kMagic, sizeof kMagic);
   putU32(bytes, kFormatVersion);
   putU64(bytes, digest());
   putU64(bytes, hashBytes(payload));
   putU64(bytes, payload.size());
+  putU32(bytes, static_cast<uint32_t>(slot.size()));
+  bytes += slot;
   bytes += payload;
   std::error_code ec;
   fs::create_directories(dir_, ec);
@@ -196,7 +210,7 @@ void RuleCache::writePayload(const std::string& slot, const std::string& payload
   const fs::path file = fileFor(slot);
   const fs::path temp = dir_ / fmt::format(".{}.{}.{}.{}.tmp", file.filename().string(), ::getpid(),
                                            std::hash<std::thread::id>{}(std::this_thread::get_id()), counter++);
-  std::FILE* f = std::fopen(temp.c_str(), "wb");
+  std::FILE* f = std::fopen(temp.c_str(), "wbx");
   if (!f) {
     // Once per process: each run then parses the YAML again (tens of milliseconds).
     static std::atomic<bool> warned{false};
@@ -214,12 +228,52 @@ void RuleCache::writePayload(const std::string& slot, const std::string& payload
   }
   fs::rename(temp, file, ec);
   if (ec) fs::remove(temp, ec);
-  evictOldEntries(file);
+  // Once per rule set loaded, not per write: a cold load writes a file per table, and the
+  // directory may be shared with a hundred thousand files of others.
+  if (!evicted_.exchange(true)) evictOldEntries(file);
 }
+
+namespace {
+
+// A name this cache writes: SLOT-HHHHHHHHHHHHHHHH.bin (16 hex digits), SLOT one of the tables
+// or "backend-" and a backend's folder name; and a temporary of one, "." NAME ".P.T.N.tmp".
+bool isCacheName(std::string_view name) {
+  constexpr std::string_view kBin = ".bin";
+  if (name.size() <= 17 + kBin.size() || !name.ends_with(kBin)) return false;
+  const std::string_view stem = name.substr(0, name.size() - kBin.size());
+  const std::string_view hash = stem.substr(stem.size() - 16), slot = stem.substr(0, stem.size() - 17);
+  if (stem[stem.size() - 17] != '-') return false;
+  for (char c : hash)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return slot == "socs" || slot == "quant_configs" || slot == "backend_options" || slot == "lowerings" ||
+         slot == "default_backend" || (slot.starts_with("backend-") && slot.size() > 8);
+}
+
+bool isCacheTempName(std::string_view name) {
+  if (name.size() < 2 || name.front() != '.' || !name.ends_with(".tmp")) return false;
+  const size_t bin = name.find(".bin.");
+  return bin != std::string_view::npos && isCacheName(name.substr(1, bin + 3));
+}
+
+// The file starts with the cache's magic: it is one this cache wrote (a user's "x-0123456789abcdef.bin"
+// in a shared directory is not).
+bool hasCacheMagic(const fs::path& file) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return false;
+  char magic[sizeof kMagic] = {};
+  struct stat st {};
+  const bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ::read(fd, magic, sizeof magic) == sizeof magic &&
+                  std::memcmp(magic, kMagic, sizeof kMagic) == 0;
+  ::close(fd);
+  return ok;
+}
+
+}  // namespace
 
 // At most kMaxCacheFiles entries: past that, the least recently written go first (an entry is
 // rewritten whenever its rule set changes), and temporary files a killed writer left behind
-// are removed once an hour old. Only names this cache writes are touched.
+// are removed once an hour old. Only files with the cache's own names are looked at, and only
+// those with its header are removed: a cache directory may be shared with other files.
 void RuleCache::evictOldEntries(const fs::path& keep) const {
   std::error_code ec;
   std::vector<std::pair<fs::file_time_type, fs::path>> entries;
@@ -227,19 +281,22 @@ void RuleCache::evictOldEntries(const fs::path& keep) const {
   for (fs::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
     const fs::path& p = it->path();
     const std::string name = p.filename().string();
+    const bool temp = isCacheTempName(name);
+    if (!temp && !isCacheName(name)) continue;  // by name first: no stat of other files
     std::error_code e2;
     if (!it->is_regular_file(e2)) continue;
     const auto mtime = it->last_write_time(e2);
     if (e2) continue;
-    if (name.size() > 4 && name.front() == '.' && name.substr(name.size() - 4) == ".tmp") {
-      if (now - mtime > std::chrono::hours(1)) fs::remove(p, e2);
-    } else if (p.extension() == ".bin" && p != keep) {
+    if (temp) {
+      if (now - mtime > std::chrono::hours(1) && hasCacheMagic(p)) fs::remove(p, e2);
+    } else if (p != keep) {
       entries.emplace_back(mtime, p);
     }
   }
   if (entries.size() < kMaxCacheFiles) return;
   std::sort(entries.begin(), entries.end());
-  for (size_t i = 0; i + kMaxCacheFiles <= entries.size(); ++i) fs::remove(entries[i].second, ec);
+  for (size_t i = 0; i + kMaxCacheFiles <= entries.size(); ++i)
+    if (hasCacheMagic(entries[i].second)) fs::remove(entries[i].second, ec);
 }
 
 namespace {

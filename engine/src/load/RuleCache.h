@@ -9,7 +9,9 @@
 // format version, and the running binary's size and modification time (a rebuilt engine may
 // read rules differently at the same version). A file whose digest differs is ignored and
 // rewritten by the next load, so editing YAML takes effect on the next run with no extra step.
-// At most 256 files are kept (the least recently written are evicted); a cache directory that
+// At most 256 files are kept (the least recently written are evicted, once per rule set loaded;
+// only files named as the cache names them and starting with its header: a shared directory's
+// other files are never touched). A cache directory that
 // cannot be written is said once per process (a warning), then the run goes on without it.
 // Cache files are read only when regular and at most 64 MiB (a FIFO there never blocks).
 // Directories are walked within LoadLimits' bounds (RuleTree.h); a search path holding one
@@ -18,11 +20,14 @@
 // One file per backend (plus one per shared table), so a backend never asked for is never
 // parsed; the digest itself only reads bytes. Files are written to a temporary name and
 // renamed (concurrent processes each write a complete file; the last rename wins). A file
-// that is truncated, corrupt (payload checksum) or from another format is ignored; a cache
+// that is truncated, corrupt (payload checksum), from another format, or another slot's (its
+// header names the backend or table it holds: a file copied under another backend's name is
+// refused) is ignored; a cache
 // directory that cannot be written means no cache. Loads with errors are never stored, so
 // their errors are reported on every run.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -66,6 +71,7 @@ class RuleCache {
   std::string identity_;  // names the files: the search path, as spelled and as absolute paths
   std::optional<uint64_t> digest_;
   bool uncacheable_ = false;  // a search-path directory too large to be a rules directory
+  std::atomic<bool> evicted_{false};  // old entries looked for once per rule set
 };
 
 // Where the cache lives for these options; empty when it is disabled (see RegistryOptions).

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "../yaml/StrictYaml.h"
+#include "yaml/StrictYaml.h"
 
 namespace qnnrules {
 

@@ -20,11 +20,11 @@
 #include <string_view>
 #include <vector>
 
-#include "../yaml/StrictYaml.h"
+#include "yaml/StrictYaml.h"
 #include "PortConstraintParse.h"
 #include "RuleFileParts.h"
-#include "../model/OnnxRuleKey.h"
-#include "../validate/constraints/ArchGate.h"
+#include "model/OnnxRuleKey.h"
+#include "validate/constraints/ArchGate.h"
 
 namespace qnnrules {
 namespace {

@@ -12,8 +12,8 @@
 
 #include "RuleCache.h"
 #include "RuleTree.h"
-#include "../core/RunningObject.h"
-#include "../yaml/StrictYaml.h"
+#include "core/RunningObject.h"
+#include "yaml/StrictYaml.h"
 
 namespace qnnrules {
 namespace fs = std::filesystem;
@@ -283,11 +283,15 @@ bool RuleRegistry::readableSearchDir(size_t index, DiagnosticList& errors) const
         (index == 0 ? " (built-in rules not found; set QNNRULES_BUILTIN_RULES)" : "")));
     return false;
   }
-  if (walkRuleTree(dir, options_.limits).tooLarge) {
+  const RuleTree tree = walkRuleTree(dir, options_.limits);
+  if (tree.tooLarge) {
     errors.push_back(loadError(DiagCode::kInvalidValue, ruleTreeTooLargeMessage(dir, options_.limits)));
     return false;
   }
-  return true;
+  // A rule file that cannot be read would silently leave its rules out.
+  for (const std::string& why : tree.unreadable)
+    errors.push_back(loadError(DiagCode::kInvalidValue, "rules directory " + displayPath(dir) + ": " + why));
+  return tree.unreadable.empty();
 }
 
 BackendLoad RuleRegistry::loadBackend(const std::string& name, std::vector<std::string>& chain) {

@@ -22,9 +22,14 @@ struct RuleTree {
   std::vector<std::filesystem::path> yamlFiles;    // regular *.yaml / *.yml files, sorted
   std::vector<std::filesystem::path> directories;  // every folder below the root, sorted
   bool tooLarge = false;  // the walk stopped at a limit: the lists are incomplete, do not use them
+  // What the walk cannot read, each "PATH: why": a *.yaml / *.yml that is not a regular file (a
+  // FIFO, a dangling link, a device) or cannot be opened, a folder that cannot be listed. A
+  // rules directory holding any is refused with these as its errors, never read without them.
+  std::vector<std::string> unreadable;
 };
 
-// Walks `root` (a missing root is an empty tree). Permission-denied folders are skipped.
+// Walks `root` (a missing root is an empty tree). Folders that cannot be listed are not
+// entered and are listed in `unreadable`.
 RuleTree walkRuleTree(const std::filesystem::path& root, const LoadLimits& limits);
 
 // The error for a tree walkRuleTree found too large: names the directory, the limits and the

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <variant>
 
-#include "../yaml/StrictYaml.h"
+#include "yaml/StrictYaml.h"
 
 namespace qnnrules {
 

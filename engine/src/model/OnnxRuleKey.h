@@ -8,7 +8,7 @@
 #include <string>
 
 #include "qnnrules/model/Rule.h"
-#include "../yaml/StrictYaml.h"
+#include "yaml/StrictYaml.h"
 
 namespace qnnrules {
 

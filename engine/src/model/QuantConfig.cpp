@@ -7,7 +7,7 @@
 #include <array>
 #include <limits>
 
-#include "../yaml/StrictYaml.h"
+#include "yaml/StrictYaml.h"
 #include "qnnrules/graph/PortType.h"
 
 namespace qnnrules {

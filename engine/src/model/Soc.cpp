@@ -12,16 +12,19 @@ const std::string& SocInfo::versionOn(std::string_view column) const {
   return none;
 }
 
+namespace {
+
+std::string upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace
+
 const SocInfo* SocTable::find(std::string_view name) const {
-  auto eq = [&](const std::string& s) {
-    return s.size() == name.size() &&
-           std::equal(s.begin(), s.end(), name.begin(), [](char a, char b) {
-             return std::toupper(static_cast<unsigned char>(a)) == std::toupper(static_cast<unsigned char>(b));
-           });
-  };
-  for (const SocInfo& soc : socs_)
-    if (eq(soc.name)) return &soc;
-  return nullptr;
+  auto it = byUpperName_.find(upper(name));
+  return it == byUpperName_.end() ? nullptr : &socs_[it->second];
 }
 
 const HardwareColumn* SocTable::column(std::string_view name) const {
@@ -46,9 +49,14 @@ void SocTable::layOut(SocInfo& soc) const {
 
 void SocTable::add(SocInfo soc) {
   layOut(soc);
-  auto same = std::find_if(socs_.begin(), socs_.end(), [&](const SocInfo& s) { return s.name == soc.name; });
-  if (same != socs_.end()) *same = std::move(soc);
-  else socs_.push_back(std::move(soc));
+  // The same name replaces the SoC (an overlay's); one that differs in case only is another.
+  auto [same, fresh] = byName_.try_emplace(soc.name, socs_.size());
+  if (!fresh) {
+    socs_[same->second] = std::move(soc);
+    return;
+  }
+  byUpperName_.try_emplace(upper(soc.name), socs_.size());
+  socs_.push_back(std::move(soc));
 }
 
 const HardwareColumn& SocTable::declare(HardwareColumn column) {

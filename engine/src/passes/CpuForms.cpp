@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "../model/CpuFormTests.h"
+#include "model/CpuFormTests.h"
 #include "PathRefusal.h"
 
 namespace qnnrules {

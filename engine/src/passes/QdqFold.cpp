@@ -149,7 +149,7 @@ std::optional<QuantSpec> specOf(const Graph& g, const Node& n, QdqLayout layout,
       return std::nullopt;
     }
   }
-  // The graph reader's rule (io/GraphSchemaQuant.h): quant_min and quant_max are values of the
+  // The graph reader's rule (io/json/GraphSchemaQuant.h): quant_min and quant_max are values of the
   // storage dtype, so the folded graph, written out, reads back.
   if (const QuantRange full = fullQuantRange(s.dtype);
       full.min != full.max && (*s.quantMin < full.min || *s.quantMax > full.max)) {
@@ -278,6 +278,8 @@ QdqFoldResult foldQdq(const Graph& in) {
   QdqFoldResult r;
   r.graph.name = in.name;
   r.graph.formatVersion = in.formatVersion;
+  r.graph.source = in.source;
+  r.graph.qdqFolded = true;
   const size_t count = in.nodes().size();
   std::vector<QdqTarget> kind(count);
   std::vector<std::optional<QuantSpec>> spec(count);

@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <vector>
+
+#include "qnnrules/core/TerminalText.h"
 
 namespace qnnrules {
 namespace {
@@ -55,7 +58,10 @@ constexpr std::string_view kStyle = R"html(<style>
 <body>
 )html";
 
-void escapeInto(std::string& out, std::string_view s) {
+// HTML-escaped, and control characters from the input (ESC, NUL) shown as escapes ("\x1b"):
+// a page holds no raw control character.
+void escapeInto(std::string& out, std::string_view text) {
+  const std::string s = escapeControlsKeepingLines(text);
   for (char c : s) {
     switch (c) {
       case '&': out += "&amp;"; break;
@@ -192,16 +198,21 @@ void writeCellDiagnostics(std::string& out, const json& cell, const std::vector<
     if (list.empty()) codes.push_back(str(d, "code"));
     list.push_back(&d);
   }
+  // A cell's "diagnostic_counts" (the matrix's own page) says how many of each code there are
+  // where it holds only the first few.
+  const auto counts = cell.find("diagnostic_counts");
   for (const std::string& code : codes) {
     const auto& list = byCode[code];
+    size_t total = list.size();
+    if (counts != cell.end() && counts->is_object()) total = std::max(total, num(*counts, code.c_str()));
     const std::string severity = str(*list.front(), "severity");
     out += fmt::format("<details data-code=\"{}\"{}><summary><span class=\"code sev-{}\">{}</span> &mdash; {}</summary>\n",
                        esc(code), codes.size() <= 3 ? " open" : "", esc(severity), esc(code),
-                       plural(list.size(), "diagnostic"));
-    for (size_t i = 0; i < list.size() && i < kShownPerCode; ++i) writeDiagnostic(out, *list[i]);
-    if (list.size() > kShownPerCode)
-      out += fmt::format("<p class=\"muted\">{} more: see the JSON output (--format json)</p>\n",
-                         list.size() - kShownPerCode);
+                       plural(total, "diagnostic"));
+    const size_t shown = std::min(list.size(), kShownPerCode);
+    for (size_t i = 0; i < shown; ++i) writeDiagnostic(out, *list[i]);
+    if (total > shown)
+      out += fmt::format("<p class=\"muted\">{} more: see the JSON output (--format json)</p>\n", total - shown);
     out += "</details>\n";
   }
   out += "</section>\n";

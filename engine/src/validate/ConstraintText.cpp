@@ -1,7 +1,7 @@
 #include "qnnrules/validate/ConstraintText.h"
 
-#include "constraints/ArchGate.h"
-#include "constraints/ConstraintKind.h"
+#include "validate/constraints/ArchGate.h"
+#include "validate/constraints/ConstraintKind.h"
 
 namespace qnnrules {
 std::string portLabel(const PortDecl& port, int listIndex, int position) {

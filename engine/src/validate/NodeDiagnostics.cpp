@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "NodeValidator.h"
-#include "constraints/ArchGate.h"
+#include "validate/constraints/ArchGate.h"
 #include "qnnrules/validate/ConstraintText.h"
 
 namespace qnnrules {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "BoundTensor.h"
-#include "constraints/ConstraintKind.h"
+#include "validate/constraints/ConstraintKind.h"
 #include "qnnrules/validate/Validator.h"
 
 namespace qnnrules {

@@ -1,5 +1,9 @@
 #include "StrictYaml.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "qnnrules/core/Suggest.h"
 
 #include <algorithm>
@@ -136,6 +140,14 @@ std::optional<std::string> readFile(const std::filesystem::path& file, const std
             "at most " + std::to_string(limits.maxFileBytes) + " bytes", std::to_string(size) + " bytes");
     return std::nullopt;
   }
+  // A file with holes (a sparse file: what is not on disk reads as NUL bytes, which YAML text
+  // never holds) is refused before it is read: a thousand 16 MB holes must not cost a minute.
+  if (hasHoles(file)) {
+    l.error(DiagCode::kYamlSyntax, l.fileMark(),
+            std::string(what) + " '" + displayPath + "' is a sparse file (holes that read as NUL bytes); not YAML text",
+            "a YAML text file", "a sparse file");
+    return std::nullopt;
+  }
   std::ifstream in(file, std::ios::binary);
   std::ostringstream text;
   if (in) text << in.rdbuf();
@@ -145,6 +157,52 @@ std::optional<std::string> readFile(const std::filesystem::path& file, const std
     return std::nullopt;
   }
   return std::move(text).str();
+}
+
+namespace {
+
+// Counts `root` and what it holds against `left`; false once the count would pass it. With an
+// explicit stack: a deeply nested document (garbage, or the depth scan not run yet) must not
+// exhaust the call stack.
+bool countNodes(const YAML::Node& root, uint64_t& left) {
+  std::vector<YAML::Node> pending{root};
+  while (!pending.empty()) {
+    if (left == 0) return false;
+    --left;
+    const YAML::Node n = std::move(pending.back());
+    pending.pop_back();
+    if (n.IsSequence()) {
+      for (const YAML::Node& x : n) pending.push_back(x);
+    } else if (n.IsMap()) {
+      for (const auto& kv : n) {
+        pending.push_back(kv.first);
+        pending.push_back(kv.second);
+      }
+    }
+    // The stack holds nodes not yet counted: bounded by the budget as well.
+    if (pending.size() > left) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool expandsWithin(const YAML::Node& root, uint64_t budget) { return countNodes(root, budget); }
+
+bool hasHoles(int fd) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return false;
+  const off_t hole = ::lseek(fd, 0, SEEK_HOLE);
+  ::lseek(fd, 0, SEEK_SET);
+  return hole >= 0 && hole < st.st_size;
+}
+
+bool hasHoles(const std::filesystem::path& file) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool holes = hasHoles(fd);
+  ::close(fd);
+  return holes;
 }
 
 }  // namespace qnnrules::strictyaml

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <filesystem>
@@ -64,6 +65,13 @@ struct Map {
     return s.empty() ? "no keys" : "keys: " + s;
   }
 };
+
+// The nodes a document of `bytes` bytes may expand to through its aliases: twice its size
+// (a node takes at least two bytes written out, "a," or "- "), and never less than 100000.
+inline uint64_t expansionBudget(uint64_t bytes) { return std::max<uint64_t>(2 * bytes, 100000); }
+// Whether walking `root` with every alias expanded visits at most `budget` nodes (the walk
+// stops as soon as it would visit more).
+bool expandsWithin(const YAML::Node& root, uint64_t budget);
 
 // The reader of one file: typed values, strict mappings, and the error list they append to.
 class StrictYamlReader {
@@ -142,6 +150,18 @@ class StrictYamlReader {
       error(DiagCode::kYamlSyntax, mark(docs.second),
             std::string(what) + " holds more than one YAML document (a second begins here); it must hold exactly one",
             "one YAML document", "more than one document");
+      return std::nullopt;
+    }
+    // Aliases share a node; every reader walks it once per alias. A document that expands
+    // beyond its own size (a "billion laughs", or a valid 258 KB overlay aliasing lists of
+    // lists) is refused: reading must stay linear in the file's size.
+    if (const uint64_t budget = expansionBudget(text.size()); !expandsWithin(root, budget)) {
+      error(DiagCode::kYamlSyntax, fileMark(1, 1),
+            std::string(what) + " uses YAML aliases (*name) that expand it to more than " + std::to_string(budget) +
+                " nodes, beyond its size of " + std::to_string(text.size()) +
+                " bytes; write the repeated parts out or alias fewer of them",
+            "at most " + std::to_string(budget) + " nodes once aliases are expanded",
+            "more than " + std::to_string(budget) + " nodes");
       return std::nullopt;
     }
     if (docs.count == 0 || root.IsNull()) {
@@ -327,6 +347,10 @@ class StrictYamlReader {
 // Reads a whole file, refusing it (one error) when it is missing or over the size limit.
 std::optional<std::string> readFile(const std::filesystem::path& file, const std::string& displayPath,
                                     const LoadLimits& limits, DiagnosticList& errors, std::string_view what);
+
+// A regular file with a hole (sparse: the hole reads as NUL bytes), which no YAML text is.
+bool hasHoles(int fd);
+bool hasHoles(const std::filesystem::path& file);
 
 // Runs f, turning an escaping exception into one error of the file.
 template <typename F>

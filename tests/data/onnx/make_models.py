@@ -371,7 +371,7 @@ CASES = [conv_8a8w, linear_16a8w, matmul_16a16w, conv_16a4w, conv_16a16w, linear
          lambda: torch_linear_transpose(name="torch_linear_transpose_per_channel", per_channel=True)]
 
 
-# --- shapes ONNX Runtime knows only at run time (io/OnnxRuntimeShapes.h), ReshapeFusion -------
+# --- shapes ONNX Runtime knows only at run time (io/onnx/OnnxRuntimeShapes.h), ReshapeFusion -------
 
 def _i64(name, values):
     return numpy_helper.from_array(np.array(values, dtype=np.int64), name)

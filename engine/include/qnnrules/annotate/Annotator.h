@@ -73,7 +73,5 @@ int namedInputArg(const Rule& rule, std::string_view name);
 int convWeightArg(const Rule& rule);
 int convBiasArg(const Rule& rule);
 
-// "uint8 0..255 per_tensor_affine", "int8 -7..7 per_channel_symmetric axis 0 block [1, 32]".
-std::string describeQuantSpec(const QuantSpec& s);
 
 }  // namespace qnnrules

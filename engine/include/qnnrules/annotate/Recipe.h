@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "qnnrules/core/Diagnostic.h"
@@ -27,6 +28,10 @@ struct Override {
   std::vector<std::string> targets;   // kTarget: exact ATen targets
   std::string pattern;                // kNodeName / kModule: RE2 syntax, partial match
   std::shared_ptr<const re2::RE2> regex;  // compiled by compileOverride
+  // A node-name pattern that matches one name exactly ("^" NAME "$", NAME all literal, as
+  // exactNamePattern writes it): that name, set by compileOverride instead of `regex`, so the
+  // annotator finds such overrides by the node's name (a recipe of 16k of them is linear).
+  std::optional<std::string> exactName;
   std::optional<ConfigSelection> selection;  // the config for matched nodes (unset when discard)
   int priority = 1;                   // higher wins; among equals the later override wins
   std::vector<int64_t> blockSize;     // per-node LPBQ block size (per_block selections)
@@ -44,6 +49,11 @@ struct Recipe {
   std::vector<std::string> discardOps;             // exact ATen targets
   SourceMark mark;                                 // the file, for unmatched discard entries
 };
+
+// The node-name pattern matching exactly `name`: "^" NAME "$" with RE2's metacharacters
+// escaped and control characters written "\xHH" (ESC, DEL: a recipe file holds no raw control
+// character, so what --suggest-recipe and --plan write reads back).
+std::string exactNamePattern(std::string_view name);
 
 // Compiles the regex of a kNodeName / kModule override and checks its fields. API users call
 // it for each override they build; the loader calls it for every override it reads.

@@ -16,60 +16,10 @@ class JsonWriter;
 enum class Severity : uint8_t { kNote, kWarning, kError };
 std::string_view severityName(Severity s);  // "note", "warning", "error"
 
-// Stable codes. Their names (diagCodeName) are part of the public contract: tools and tests
-// match on them, so never renumber or rename; add new ones at the end of a group.
+// Stable codes, each with its number, name, group and meaning in DiagCodes.def (the one list).
 enum class DiagCode : uint16_t {
-  // --- graph validation ---
-  kNoRule,             // no rule covers the node's target: it would fall back to CPU
-  kUnsupportedOp,      // a rule declares the op unsupported on this backend
-  kNoMatchingVariant,  // the port datatypes match no variant of the rule
-  kArchGate,           // the matching variant needs a newer HTP architecture
-  kEncoding,           // encoding not allowed for the port
-  kBitwidth,           // bit width not allowed for the port
-  kSymmetric,          // port must be symmetric
-  kAxis,               // per-channel axis differs
-  kFixedScale,         // scale differs from the fixed scale
-  kFixedOffset,        // offset differs from the fixed offset
-  kShared,             // port must share another port's encoding (math-invariant)
-  kSharedCycle,        // shared references form a cycle
-  kSharedUnresolved,   // a shared reference leads nowhere
-  kMissingPort,        // a required port has no tensor argument
-  kUnverifiable,       // a constraint could not be evaluated (e.g. no scale yet)
-  kCpuFallback,        // the node runs on CPU for a reason that is no validation error (backend policy, follows CPU)
-  kRank,               // a tensor's rank is above what the op takes (the rule's max_rank)
-  kDynamicShape,       // a tensor's shape is known only at run time, and the lowering path needs static shapes: CPU
-  kEmptyTensor,        // a tensor has a dimension of 0, which the op refuses (or graph composition fails on)
-  kLoweringCheck,      // the lowering path refuses this form of the op itself, before the backend is asked: CPU
-  // --- quantization parameters, whatever the rules say (passes/NumericChecks.h) ---
-  kScaleNotFinite = 50,     // a scale is infinite or NaN
-  kScaleOutOfRange,         // a scale is below 1e-10 or above 1e10
-  kZeroPointOutOfRange,     // a zero point is not a value of the storage dtype
-  kBiasScale,               // a bias scale is not input scale x weight scale
-  kChannelCount,            // a per-channel list has not one value per channel of its axis
-  kBlockSize,               // block sizes do not divide the tensor's dimensions (or not one per dimension)
-  // --- rule files ---
-  kYamlSyntax = 100,
-  kUnknownKey,
-  kDuplicateKey,
-  kMissingKey,
-  kWrongType,
-  kUnknownEnumValue,
-  kDuplicateRuleId,
-  kDuplicateTarget,
-  kUnknownPattern,
-  kUnknownPort,
-  kInvalidValue,
-  // --- graph files ---
-  kGraphSyntax = 200,
-  kGraphSchema,
-  kGraphLimit,
-  // --- annotation (configs, recipes, QDQ graphs, encodings) ---
-  kOverrideUnmatched = 300,  // a recipe override matches no node
-  kOverrideTie,              // overrides of equal priority matched a node; the later one won
-  kDiscarded,                // a recipe discarded the node or its op: left unannotated (runs on CPU)
-  kNotAnnotated,             // a port could not be annotated as the config asks (reason in the message)
-  kQdqMismatch,              // Q/DQ nodes around a compute node are inconsistent
-  kNoStatistics,             // a quantized tensor has no min/max statistics to compute its encoding
+#define QNNRULES_DIAG(enumerator, number, name, group, meaning) enumerator = number,
+#include "qnnrules/core/DiagCodes.def"
 };
 std::string_view diagCodeName(DiagCode c);  // "no-rule", "arch-gate", "unknown-key", ...
 

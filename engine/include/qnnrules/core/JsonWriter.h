@@ -43,6 +43,9 @@ class JsonWriter {
   void value(int32_t v) { value(static_cast<int64_t>(v)); }
   void value(double v);  // nlohmann's shortest round-trip form ("0.25", "12.0"); NaN is null
   void null();
+  // A value that is JSON text already (an array spliced in whole, formatted for this depth).
+  // With a sink, what was written before and the text itself go to it at once.
+  void rawValue(std::string_view json);
 
   // key(k) then value(v).
   template <typename T>

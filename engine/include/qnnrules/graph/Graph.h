@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "qnnrules/core/OptionalBox.h"
+#include "qnnrules/graph/GraphSource.h"
 #include "qnnrules/graph/NameIndex.h"
 #include "qnnrules/graph/QuantSpec.h"
 #include "qnnrules/core/Status.h"
@@ -63,12 +64,12 @@ struct TensorMeta {
   ScalarType dtype = ScalarType::kFloat32;
   std::vector<int64_t> shape;        // -1: a dimension the reader does not know
   // The shape is known only at run time: it depends on a value the lowering path computes when
-  // the graph runs (ONNX: shape arithmetic ONNX Runtime does not fold, io/OnnxRuntimeShapes.h).
+  // the graph runs (ONNX: shape arithmetic ONNX Runtime does not fold, io/onnx/OnnxRuntimeShapes.h).
   // A path that needs static shapes (LoweringPath::dynamicShapesMessage) refuses such a tensor.
   bool runtimeShape = false;
   // The value is computed when the graph runs although every input is a constant: the lowering
   // path does not fold it (ONNX: ONNX Runtime never folds a DequantizeLinear outside a DQ -> X -> Q
-  // unit, so a node reading a quantized constant reaches the backend; io/OnnxRuntimeShapes.h).
+  // unit, so a node reading a quantized constant reaches the backend; io/onnx/OnnxRuntimeShapes.h).
   bool runtimeValue = false;
   OptionalBox<QuantSpec> qspec;     // annotation of this output
   OptionalBox<TensorStats> stats;   // calibration statistics of this output, if recorded
@@ -106,6 +107,13 @@ class Graph {
  public:
   std::string name;
   int formatVersion = 1;
+  // What the reader and the Q/DQ fold know, recorded on the graph so that a later step reads the
+  // graph rather than asking what a run did (Engine::annotate then validate and a run with
+  // annotation see the same graph): the format it was read from (a JSON graph whose targets are
+  // onnx:: ops is an ONNX model written as JSON), and whether its encodings were folded from
+  // Q/DQ nodes (passes/QdqFold.h), so each node was grouped with the Q/DQ nodes around it.
+  GraphSource source = GraphSource::kJson;
+  bool qdqFolded = false;
 
   const std::vector<Node>& nodes() const { return nodes_; }
   std::vector<Node>& mutableNodes() { return nodes_; }

@@ -90,4 +90,10 @@ ZeroPointRange zeroPointRange(const QuantSpec& s);
 // (a plain cast of such a double is undefined behaviour), and NaN stays NaN.
 float toFloat32(double v);
 
+// The one description of an encoding, as explanations and diagnostics print it:
+// "uint8 0..255 per_tensor_affine", "int8 -7..7 per_channel_symmetric axis 0 block_size [1, 32]"
+// (block_size as the graph format names it); a float type alone. With `withScale`, a per-tensor
+// encoding's scale and zero point too, and a shared encoding says what it is shared with.
+std::string describeQuantSpec(const QuantSpec& s, bool withScale = false);
+
 }  // namespace qnnrules

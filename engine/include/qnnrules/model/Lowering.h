@@ -17,12 +17,10 @@
 #include "qnnrules/core/SourceMark.h"
 #include "qnnrules/core/Diagnostic.h"
 #include "qnnrules/core/LoadLimits.h"
+#include "qnnrules/graph/GraphSource.h"
 
 namespace qnnrules {
 
-// Where a graph comes from; a path is the default for some of them.
-enum class GraphSource : uint8_t { kJson, kOnnx, kPt2, kCount };
-std::string_view graphSourceName(GraphSource s);  // "json", "onnx", "pt2"
 
 // One encoding the path changes before the backend sees it. It applies to a node of one of
 // `rules` whose ports carry the datatypes in `when` (port name -> datatype); it changes port

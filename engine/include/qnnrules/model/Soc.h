@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <unordered_map>
 #include <string_view>
 #include <vector>
 
@@ -47,6 +48,10 @@ class SocTable {
   void layOut(SocInfo& soc) const;
   std::vector<HardwareColumn> columns_;
   std::vector<SocInfo> socs_;
+  // Each SoC's position by its name in upper case: find and add are constant time (an overlay
+  // of 40k SoCs loads in linear time). Two names that differ only in case share a key, the
+  // first one listed keeps it (find returns the first, as a scan did).
+  std::unordered_map<std::string, size_t> byUpperName_, byName_;
 };
 
 }  // namespace qnnrules

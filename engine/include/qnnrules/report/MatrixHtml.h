@@ -14,7 +14,9 @@
 namespace qnnrules {
 
 // `matrixJson` is the document `qnn-validate --soc all --configs all --format json` prints
-// (docs/schemas/matrix.schema.json). `page` is left empty when the document is not one.
+// (docs/schemas/matrix.schema.json). `page` is left empty when the document is not one. A
+// cell's optional "diagnostic_counts" ({code: count}) gives the count of each code where its
+// "diagnostics" hold only the first ones (CompatibilityMatrix::html).
 Status formatMatrixHtml(std::string_view matrixJson, std::string& page);
 
 // The id of a cell's diagnostics section: "d-" SOC "-" CONFIG, where every character but

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "../../yaml/StrictYaml.h"
+#include "yaml/StrictYaml.h"
 #include "qnnrules/core/Diagnostic.h"
 #include "qnnrules/model/Hardware.h"
 #include "qnnrules/model/Rule.h"

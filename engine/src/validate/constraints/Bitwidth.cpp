@@ -36,7 +36,7 @@ bool violated(const PortConstraint& c, const BoundTensor& t, const ConstraintChe
 void explain(const Rule& r, const Variant&, const PortConstraint& c, const BoundTensor& t, Diagnostic& d) {
   d.message = portName(r, t) + " must have a bit width of " + bitwidthSetText(c.bitwidths) + ".";
   d.expected = bitwidthSetText(c.bitwidths) + " bits";
-  d.actual = std::to_string(t.type.bitwidth) + " bits (" + (t.root() ? describeSpec(*t.root()) : "") + ")";
+  d.actual = std::to_string(t.type.bitwidth) + " bits (" + (t.root() ? describeQuantSpec(*t.root()) : "") + ")";
   d.hint = "widen the quantization range of " + portName(r, t);
 }
 

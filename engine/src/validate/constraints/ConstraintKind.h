@@ -14,8 +14,8 @@
 #include <string>
 #include <string_view>
 
-#include "../BoundTensor.h"
-#include "../../yaml/StrictYaml.h"
+#include "validate/BoundTensor.h"
+#include "yaml/StrictYaml.h"
 #include "qnnrules/core/Diagnostic.h"
 #include "qnnrules/model/BackendManifest.h"
 #include "qnnrules/model/Rule.h"
@@ -127,7 +127,6 @@ std::vector<KindMask> activeKinds(const Rule& rule);
 
 // Helpers the kinds share.
 std::string portName(const Rule& rule, const BoundTensor& t);
-std::string describeSpec(const QuantSpec& s);  // "int8 -127..127 per_channel_symmetric axis 0"
 std::string actualOf(const BoundTensor& t);    // "SFIXED_POINT_8 AXIS_SCALE_OFFSET (int8 ...)"
 std::string formatDouble(double v);            // %.9g
 

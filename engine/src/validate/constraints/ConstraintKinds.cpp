@@ -87,24 +87,10 @@ std::string formatDouble(double v) {
   return buf;
 }
 
-std::string describeSpec(const QuantSpec& s) {
-  std::string out = std::string(scalarTypeName(s.dtype));
-  if (s.quantMin && s.quantMax)
-    out += " " + std::to_string(*s.quantMin) + ".." + std::to_string(*s.quantMax);
-  out += " " + std::string(qschemeName(s.qscheme));
-  if (isPerChannel(s.qscheme)) out += " axis " + std::to_string(s.chAxis.value_or(0));
-  if (!s.blockSize.empty()) {
-    out += " block_size [";
-    for (size_t i = 0; i < s.blockSize.size(); ++i) out += (i ? ", " : "") + std::to_string(s.blockSize[i]);
-    out += "]";
-  }
-  return out;
-}
-
 std::string actualOf(const BoundTensor& t) {
   std::string s = std::string(datatypeName(t.type.datatype));
   if (t.type.encoding) s += " " + std::string(encodingName(*t.type.encoding));
-  if (t.root()) s += " (" + describeSpec(*t.root()) + ")";
+  if (t.root()) s += " (" + describeQuantSpec(*t.root()) + ")";
   else if (!t.type.quantized) s += " (not annotated)";
   return s;
 }

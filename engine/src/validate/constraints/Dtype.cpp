@@ -3,7 +3,7 @@
 // (no match is the validator's no-matching-variant diagnostic).
 #include "ConstraintKindsList.h"
 #include "qnnrules/validate/ConstraintText.h"
-#include "../../model/EnumNames.h"
+#include "model/EnumNames.h"
 
 namespace qnnrules {
 namespace {

@@ -3,7 +3,7 @@
 // derived from its annotation once (graph/PortType.h).
 #include "ConstraintKindsList.h"
 #include "qnnrules/validate/ConstraintText.h"
-#include "../../model/EnumNames.h"
+#include "model/EnumNames.h"
 
 namespace qnnrules {
 namespace {

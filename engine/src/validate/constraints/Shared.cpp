@@ -66,7 +66,7 @@ void explain(const Rule& r, const Variant&, const PortConstraint& c, const Bound
   d.message = sentence(r, t.port, c);
   d.expected = "the same encoding as " + portLabel(other) + " (a shared_with reference or identical scale/offset)";
   d.actual = t.spec && t.spec->isShared() ? "shared with a different encoding" : "its own encoding";
-  if (t.root()) d.actual += " (" + describeSpec(*t.root()) + ")";
+  if (t.root()) d.actual += " (" + describeQuantSpec(*t.root()) + ")";
   d.hint = "annotate " + portName(r, t) + " with shared_with the " + other.name + " edge (SharedQuantizationSpec)";
 }
 

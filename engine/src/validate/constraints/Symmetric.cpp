@@ -25,7 +25,7 @@ void explain(const Rule& r, const Variant&, const PortConstraint&, const BoundTe
   d.message = sentence(r, t.port);
   d.expected = "per_tensor_symmetric or per_channel_symmetric, QNN offset " +
                std::to_string(symmetricOffset(t.type.datatype));
-  d.actual = s ? describeSpec(*s) : "";
+  d.actual = s ? describeQuantSpec(*s) : "";
   if (s && !s->zeroPoints.empty()) d.actual += ", zero_point " + std::to_string(s->zeroPoints[0]);
   d.hint = "quantize " + portName(r, t) + " with a symmetric qscheme";
 }

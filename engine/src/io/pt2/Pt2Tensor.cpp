@@ -3,7 +3,7 @@
 #include <bit>
 #include <cstring>
 
-#include "CheckedArith.h"
+#include "io/CheckedArith.h"
 
 namespace qnnrules::pt2 {
 namespace {

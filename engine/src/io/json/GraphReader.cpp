@@ -13,7 +13,7 @@
 #include "GraphSchemaReader.h"
 #include "GraphStreamedRead.h"
 #include "PaddedText.h"
-#include "JsonText.h"
+#include "io/JsonText.h"
 #include "JsonValue.h"
 #include "qnnrules/io/Pt2Reader.h"
 
@@ -49,7 +49,8 @@ void readDocument(const V& root, const std::string& displayName, GraphReadResult
 // file that shrank meanwhile reads shorter), or the whole stream when the size is unknown
 // (kUnknownSize).
 constexpr uintmax_t kUnknownSize = UINTMAX_MAX;
-Status readFileInto(const std::filesystem::path& path, uintmax_t size, PaddedText& text) {
+Status readFileInto(const std::filesystem::path& path, uintmax_t size, PaddedText& text,
+                    uintmax_t limit = kUnknownSize) {
   const std::string name = path.string();
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status(StatusCode::kIoError, name + ": cannot be read", name);
@@ -62,7 +63,18 @@ Status readFileInto(const std::filesystem::path& path, uintmax_t size, PaddedTex
     text.setLength(static_cast<size_t>(in.gcount()));
     if (in.eof()) in.clear(in.rdstate() & ~(std::ios::eofbit | std::ios::failbit));
   } else {
-    std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // No size to trust (procfs and sysfs files say 0): read what is there, at most one byte
+    // past the limit, so a file that never ends is refused rather than read whole.
+    std::string all;
+    char chunk[1 << 16];
+    while (in && all.size() <= limit) {
+      in.read(chunk, sizeof chunk);
+      all.append(chunk, static_cast<size_t>(in.gcount()));
+    }
+    if (in.eof()) in.clear(in.rdstate() & ~(std::ios::eofbit | std::ios::failbit));
+    if (all.size() > limit)
+      return Status(StatusCode::kLimitExceeded,
+                    name + ": the graph is more than " + std::to_string(limit) + " bytes, the limit", name);
     if (!text.allocate(all.size())) return noMemory(all.size());
     std::copy(all.begin(), all.end(), text.data());
   }
@@ -229,7 +241,8 @@ GraphReadResult readGraphFile(const std::filesystem::path& path, const GraphRead
   }
   // One read into a buffer with simdjson's padding after the text, so the parser needs no copy.
   PaddedText text;
-  if (Status st = readFileInto(path, ec ? kUnknownSize : size, text); !st.isOk()) {
+  // A regular file whose size says 0 may still hold text (/proc/self/maps): read it to its end.
+  if (Status st = readFileInto(path, ec || size == 0 ? kUnknownSize : size, text, options.maxFileBytes); !st.isOk()) {
     r.status = st;
     return r;
   }

@@ -6,8 +6,8 @@
 #include <fstream>
 #include <map>
 
-#include "CheckedArith.h"
-#include "JsonText.h"
+#include "io/CheckedArith.h"
+#include "io/JsonText.h"
 #include "Pt2Archive.h"
 #include "Pt2Module.h"
 #include "Pt2Json.h"
@@ -69,6 +69,18 @@ class Reader {
       throw EntryError{Status(StatusCode::kParseError,
                               where + ": malformed JSON at " + lineColumn(*text, e.byte > 0 ? e.byte - 1 : 0) +
                                   ": " + what,
+                              a_.root() + entry)};
+    } catch (const nlohmann::json::out_of_range& e) {
+      // 406: a number beyond double ("1e400"). The library names the number but not where: the
+      // first such literal in the text is found for line:column.
+      std::string what = e.what();
+      std::string number;
+      if (size_t q = what.find('\''); q != std::string::npos) number = what.substr(q + 1, what.rfind('\'') - q - 1);
+      const size_t at = number.empty() ? std::string_view::npos : std::string_view(*text).find(number);
+      throw EntryError{Status(StatusCode::kParseError,
+                              where + ": the number " + (number.empty() ? std::string("") : number + " ") +
+                                  "is beyond double's range" +
+                                  (at == std::string_view::npos ? std::string() : " at " + lineColumn(*text, at)),
                               a_.root() + entry)};
     }
   }
@@ -189,6 +201,7 @@ class Reader {
     std::string root = a_.root();
     if (!root.empty()) root.pop_back();
     r.graph.name = root.empty() ? model_ : root;
+    r.graph.source = GraphSource::kPt2;
     if (Status st = r.graph.verify(); !st.isOk()) {
       r.status = Status(st.code(), a_.displayName() + ": " + st.message(), st.fragment());
       r.graph = Graph();

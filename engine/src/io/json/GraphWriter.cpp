@@ -1,5 +1,5 @@
 #include "qnnrules/io/GraphWriter.h"
-#include "qnnrules/io/SafeOutputFile.h"
+#include "qnnrules/core/OutputFile.h"
 
 #include <nlohmann/json.hpp>
 
@@ -158,7 +158,7 @@ Status writeGraphFile(const Graph& graph, const std::filesystem::path& path, con
                                                   std::to_string(text.size()) + " bytes of JSON, above the limit of " +
                                                   std::to_string(limit) + " a graph file is read with",
                   path.string());
-  return writeOutputFile(path, text);
+  return saveOutputFile(path, text);
 }
 
 }  // namespace qnnrules

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <limits>
 
-#include "CheckedArith.h"
+#include "io/CheckedArith.h"
 
 namespace qnnrules::onnxio {
 namespace {

@@ -5,7 +5,7 @@
 #include <limits>
 #include <span>
 
-#include "CheckedArith.h"
+#include "io/CheckedArith.h"
 
 namespace qnnrules::onnxio {
 namespace {

@@ -129,6 +129,8 @@ bool needsOnnxBinding(const Graph& graph, const RuleSet& rules) {
 }
 
 size_t bindOnnxOps(Graph& graph, const RuleSet& rules) {
+  // The onnx:: targets are bound away below: the graph keeps where it came from.
+  graph.source = GraphSource::kOnnx;
   const auto candidates = candidatesByTarget(graph, rules);
   std::unordered_map<const OnnxCandidate*, uint32_t> targetOf;
   std::unordered_map<const OnnxCandidate*, bool> gemmEntry;  // per entry, not per node

@@ -1,6 +1,6 @@
 // readPt2File in the engine: loads the torch.export reader module on first use (Pt2Module.h).
 #include "Pt2Module.h"
-#include "ReaderModule.h"
+#include "io/ReaderModule.h"
 #include "qnnrules/io/Pt2Reader.h"
 
 namespace qnnrules {

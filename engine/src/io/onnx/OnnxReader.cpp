@@ -17,7 +17,7 @@
 #include "OnnxReshapeFusion.h"
 #include "OnnxRuntimeShapes.h"
 #include "OnnxShapeInference.h"
-#include "CheckedArith.h"
+#include "io/CheckedArith.h"
 #include "OnnxTensorData.h"
 #include "OnnxTransposeFold.h"
 
@@ -44,6 +44,7 @@ class Builder {
     GraphReadResult r;
     r.status = run();
     if (r.status.isOk()) r.status = graph_.verify();
+    graph_.source = GraphSource::kOnnx;
     if (r.status.isOk()) r.graph = std::move(graph_);
     return r;
   }
@@ -122,7 +123,7 @@ class Builder {
     return Status::ok();
   }
 
-  // Shapes for tensors without value_info (io/OnnxShapeInference.h). ONNX 1.12's inference may
+  // Shapes for tensors without value_info (io/onnx/OnnxShapeInference.h). ONNX 1.12's inference may
   // not know newer opsets or types; what it cannot infer stays unknown, which only matters to
   // rules that split on rank.
   void inferShapesIfNeeded() {
@@ -481,11 +482,17 @@ GraphReadResult parseOnnxModel(std::string_view bytes, const std::string& displa
                   std::to_string(kMaxVersion) + ")");
   if (model->opset_import_size() == 0)
     return refuse("the model has no opset_import: which operator set its nodes follow is unknown");
-  for (const onnx::OperatorSetIdProto& o : model->opset_import())
+  // A domain listed twice leaves its operator set ambiguous (the ONNX checker refuses it too).
+  std::unordered_set<std::string_view> domains;
+  for (const onnx::OperatorSetIdProto& o : model->opset_import()) {
+    const std::string domain = o.domain().empty() || o.domain() == "ai.onnx" ? std::string("ai.onnx") : o.domain();
     if (o.version() < 1 || o.version() > kMaxVersion)
-      return refuse("opset_import of domain '" + (o.domain().empty() ? std::string("ai.onnx") : o.domain()) +
-                    "' has version " + std::to_string(o.version()) + ", not one an ONNX release writes (1 to " +
-                    std::to_string(kMaxVersion) + ")");
+      return refuse("opset_import of domain '" + domain + "' has version " + std::to_string(o.version()) +
+                    ", not one an ONNX release writes (1 to " + std::to_string(kMaxVersion) + ")");
+    if (!domains.insert(o.domain().empty() ? std::string_view("ai.onnx") : std::string_view(o.domain())).second)
+      return refuse("opset_import lists domain '" + domain +
+                    "' more than once: which version of its operator set the nodes follow is ambiguous");
+  }
   return Builder(*model, displayName).build();
 }
 

@@ -1,6 +1,6 @@
 // readOnnxModel in the engine: loads the ONNX reader module on first use (OnnxModule.h).
 #include "OnnxModule.h"
-#include "ReaderModule.h"
+#include "io/ReaderModule.h"
 #include "qnnrules/io/OnnxReader.h"
 
 namespace qnnrules {
