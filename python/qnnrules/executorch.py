@@ -23,6 +23,13 @@ edge node made from a node the verdict refuses (``meta["from_node"]``) is named.
 program, only ``node_ops`` is filled: the ATen ops of which every node is refused.
 
 Needs the ``executorch`` package only when ``program`` is given.
+
+As a file, from qnn-validate's report (the program's saved example inputs are used)::
+
+    qnn-validate model.pt2 --backend htp --soc SM8350 --format json > report.json
+    python -m qnnrules.executorch report.json model.pt2 -o skips.json
+    # {"skip_node_id_set": [...], "skip_node_op_set": [...], "refused": {...}, "unmatched": [...],
+    #  "blocking": {...}}
 """
 
 from __future__ import annotations
@@ -32,7 +39,7 @@ import json
 import os
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Set, Tuple
 
-__all__ = ["SkipSets", "refused_nodes", "skip_sets", "edge_origins", "origin_names"]
+__all__ = ["SkipSets", "edge_origins", "kept_ops", "origin_names", "refused_nodes", "skip_sets", "to_json"]
 
 _QDQ = ("quantize_per_tensor", "dequantize_per_tensor", "quantize_per_channel", "dequantize_per_channel",
         "quantize_per_channel_group", "dequantize_per_channel_group", "quantize_per_token", "dequantize_per_token",
@@ -50,12 +57,15 @@ class SkipSets:
       session (the reason code, e.g. ``"arch-gate"``, ``"no-rule"``, ``"session-failure"``).
     unmatched: refused program nodes no edge node was made from (ExecuTorch folded or removed
       them, e.g. a BatchNorm folded into its conv); nothing to skip for them.
+    blocking: {program node name: why} of refused nodes whose skipping cannot save the lowering
+      (see skip_sets); empty when the sets are enough.
     """
 
     node_ids: Set[str] = dataclasses.field(default_factory=set)
     node_ops: Set[str] = dataclasses.field(default_factory=set)
     refused: Dict[str, str] = dataclasses.field(default_factory=dict)
     unmatched: List[str] = dataclasses.field(default_factory=list)
+    blocking: Dict[str, str] = dataclasses.field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return bool(self.node_ids or self.node_ops)
@@ -87,11 +97,9 @@ def refused_nodes(report: Any) -> Dict[str, Tuple[str, str]]:
         if f.get("node"):
             out.setdefault(f["node"], (f.get("op") or "", f.get("code") or f.get("reason") or ""))
     failure = deleg.get("session_failure")
-    if isinstance(failure, Mapping):
-        for n in failure.get("nodes") or ([failure["node"]] if failure.get("node") else []):
-            name = n.get("node") if isinstance(n, Mapping) else n
-            if name:
-                out.setdefault(name, (n.get("op", "") if isinstance(n, Mapping) else "", "session-failure"))
+    if isinstance(failure, Mapping) and failure.get("node"):
+        # {"node", "op", "cause", "message", ...}: the node whose refusal or finalize fails the session.
+        out.setdefault(failure["node"], (failure.get("op") or "", "session-failure"))
     # Errors that are neither (a report made without the delegation pass): every error's node.
     if not deleg:
         for diag in d.get("diagnostics") or ():
@@ -134,7 +142,8 @@ class _Names:
             def partition(self, edge_program):
                 for n in edge_program.graph_module.graph.nodes:
                     if n.op == "call_function":
-                        self.seen.append((n.name, _op_name(n.target), origin_names(n)))
+                        self.seen.append((n.name, _op_name(n.target), origin_names(n),
+                                          [a.name for a in n.all_input_nodes]))
                 return PartitionResult(tagged_exported_program=edge_program, partition_tags={})
 
         return Names(*args, **kwargs)
@@ -148,8 +157,9 @@ def _default_specs():
                                                  backend_options=generate_htp_compiler_spec(use_fp16=False))
 
 
-def edge_origins(program, inputs: Optional[tuple] = None, compiler_specs=None) -> List[Tuple[str, str, List[str]]]:
-    """[(edge node name, edge op name, [its own name, then the names it was made from])] of the
+def edge_origins(program, inputs: Optional[tuple] = None, compiler_specs=None) -> List[Tuple[str, str, List[str], List[str]]]:
+    """[(edge node name, edge op name, [its own name, then the names it was made from], [its
+    inputs' names])] of the
     graph ExecuTorch's QNN partitioner would be shown for ``program`` (a torch.export program, or
     a module with ``inputs``): ExecuTorch's export passes, its to_edge transform passes and the
     decompositions its partitioner keeps, as ``to_edge_transform_and_lower_to_qnn`` runs them.
@@ -188,8 +198,34 @@ def edge_origins(program, inputs: Optional[tuple] = None, compiler_specs=None) -
     return names.seen
 
 
+def kept_ops() -> Set[str]:
+    """The ops ExecuTorch's QNN partitioner keeps from decomposition (its get_skip_decomp_table),
+    as edge op names: a node of one that is not delegated fails to_edge_transform_and_lower
+    ("was not decomposed or delegated"), skipped or not."""
+    from executorch.backends.qualcomm.partition.utils import get_skip_decomp_table
+    return {str(op) for op in get_skip_decomp_table()}
+
+
+def _reads_quantized_parameter(program, name: str) -> bool:
+    """Whether program node ``name`` reads a parameter, buffer or constant through a dequantize."""
+    sig = getattr(program, "graph_signature", None)
+    static = set()
+    if sig is not None:
+        for attr in ("inputs_to_parameters", "inputs_to_buffers", "inputs_to_lifted_tensor_constants"):
+            static |= set(getattr(sig, attr, {}) or {})
+    for n in program.graph.nodes:
+        if n.name != name:
+            continue
+        for a in n.all_input_nodes:
+            if "dequantize" in str(a.target) and a.all_input_nodes:
+                src = a.all_input_nodes[0]
+                if src.op == "get_attr" or (src.op == "placeholder" and src.name in static):
+                    return True
+    return False
+
+
 def skip_sets(report: Any, program=None, inputs: Optional[tuple] = None, compiler_specs=None,
-              edges: Optional[Iterable[Tuple[str, str, List[str]]]] = None) -> SkipSets:
+              edges: Optional[Iterable[tuple]] = None, kept: Optional[Set[str]] = None) -> SkipSets:
     """The skip sets that keep ExecuTorch's QNN lowering of the graph ``report`` judged from failing.
 
     report: the engine's verdict on the program (``Engine.run(...)``'s RunReport, its
@@ -199,6 +235,14 @@ def skip_sets(report: Any, program=None, inputs: Optional[tuple] = None, compile
       ``torch.export.load``, or the ExportedProgram of ``convert_pt2e``'s module); with it the
       edge-graph node names are found (``edge_origins``), else only ``node_ops`` is given.
     edges: ``edge_origins``' answer, when already computed (tests, several reports of one graph).
+    kept: the ops ExecuTorch keeps from decomposition (``kept_ops()``, the default with a program).
+
+    ``blocking`` names the refused nodes no skip set can keep from failing the lowering, measured
+    on ExecuTorch 1.5.1 (tests/conformance/executorch/lowering/skips.json): a node of an op
+    ExecuTorch keeps from decomposition (linear, matmul, prelu for leaky_relu, ...) left undelegated
+    fails its final check, and a node that reads a quantized parameter leaves the parameter's
+    dequantize on QNN (ExecuTorch forces it there), which QNN cannot build per channel, nor to
+    float32 on V68. Such a node must be quantized differently (or kept float) instead.
     """
     refused = refused_nodes(report)
     out = SkipSets(refused={n: why for n, (_, why) in refused.items()})
@@ -226,17 +270,61 @@ def skip_sets(report: Any, program=None, inputs: Optional[tuple] = None, compile
     if program is not None and hasattr(program, "graph"):
         known |= {n.name for n in program.graph.nodes if n.op == "call_function"}
     made_from: Dict[str, str] = {}
-    for name, op, origin in edges:
-        if any(q in op for q in _QDQ):
+    is_qdq = {e[0]: any(q in e[1] for q in _QDQ) for e in edges}
+    for name, op, origin, *_ in edges:
+        if is_qdq[name]:
             continue
         home = next((o for o in reversed(origin) if o in known), None)
         if home in refused:
             made_from[name] = home
             out.node_ids.add(name)
     out.unmatched = sorted(set(refused) - set(made_from.values()))
+    if kept is None and program is not None:
+        kept = kept_ops()
+    for name, op, *_ in edges:
+        home = made_from.get(name)
+        if home and kept and op in kept:
+            out.blocking.setdefault(home, f"{op} is kept from decomposition: left undelegated, the lowering fails")
+    if program is not None and hasattr(program, "graph"):
+        for home in sorted(set(made_from.values())):
+            if home not in out.blocking and _reads_quantized_parameter(program, home):
+                out.blocking[home] = "reads a quantized parameter, whose dequantize ExecuTorch keeps on QNN"
     # An edge op all of whose nodes are skipped by name may be skipped by op too.
     by_op: Dict[str, List[bool]] = {}
-    for name, op, _ in edges:
+    for name, op, *_ in edges:
         by_op.setdefault(op, []).append(name in out.node_ids)
     out.node_ops = {op for op, flags in by_op.items() if flags and all(flags)}
     return out
+
+
+def to_json(sets: SkipSets) -> str:
+    """The file form: {"skip_node_id_set", "skip_node_op_set", "refused", "unmatched", "blocking"}."""
+    return json.dumps({"skip_node_id_set": sorted(sets.node_ids), "skip_node_op_set": sorted(sets.node_ops),
+                       "refused": dict(sorted(sets.refused.items())), "unmatched": sets.unmatched,
+                       "blocking": dict(sorted(sets.blocking.items()))}, indent=1) + "\n"
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """python -m qnnrules.executorch REPORT.json [PROGRAM.pt2] [-o OUT.json]: the skip sets as JSON."""
+    import argparse
+    ap = argparse.ArgumentParser(prog="python -m qnnrules.executorch", description=main.__doc__)
+    ap.add_argument("report", help="qnn-validate's --format json report on the program, for the SoC you lower for")
+    ap.add_argument("program", nargs="?", help="the .pt2 the report judged (edge-graph node names need it)")
+    ap.add_argument("-o", "--output", help="write here instead of stdout")
+    a = ap.parse_args(argv)
+    program = None
+    if a.program:
+        import torch
+        import executorch.backends.qualcomm.partition.qnn_partitioner  # noqa: F401  (registers the Q/DQ ops)
+        program = torch.export.load(a.program)
+    text = to_json(skip_sets(a.report, program=program))
+    if a.output:
+        with open(a.output, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        print(text, end="")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

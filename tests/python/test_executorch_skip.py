@@ -8,6 +8,7 @@ venv); whether a lowering then succeeds is measured by the suite itself
 (tools/conformance/executorch/lower.py --with-skips, docs/conformance-executorch-lowering.md).
 """
 
+import gzip
 import json
 from pathlib import Path
 
@@ -31,7 +32,7 @@ def fallback(node, op, code):
 
 def test_refused_nodes_are_the_fallbacks_and_the_session_failure_nodes():
     r = report([fallback("relu6", "aten.relu6.default", "no-rule"), fallback("mul", "aten.mul.Tensor", "cpu-fallback")],
-               session_failure={"nodes": [{"node": "gelu", "op": "aten.gelu.default"}]})
+               session_failure={"node": "gelu", "op": "aten.gelu.default", "cause": "could not create op"})
     assert qe.refused_nodes(r) == {"relu6": ("aten.relu6.default", "no-rule"),
                                    "mul": ("aten.mul.Tensor", "cpu-fallback"),
                                    "gelu": ("aten.gelu.default", "session-failure")}
@@ -85,7 +86,7 @@ class _Program:
 
     class _Node:
         def __init__(self, name):
-            self.name, self.op = name, "call_function"
+            self.name, self.op, self.target, self.all_input_nodes = name, "call_function", name, []
 
     def __init__(self, names):
         self.graph = type("G", (), {"nodes": [self._Node(n) for n in names]})()
@@ -94,18 +95,43 @@ class _Program:
 def test_edge_nodes_are_skipped_by_the_program_node_they_come_from():
     r = report([fallback("relu6", "aten.relu6.default", "no-rule"), fallback("softplus", "aten.softplus.default", "no-matching-variant")])
     program = _Program(["linear", "relu6", "hardtanh", "softplus", "add"])
-    s = qe.skip_sets(r, program=program, edges=EDGES)
+    s = qe.skip_sets(r, program=program, edges=EDGES, kept={"aten.linear.default"})
     # relu6's hardtanh, not the program's own hardtanh (whose chain also passes a node named hardtanh);
     # every edge node of the decomposed softplus; no quantize node.
     assert s.node_ids == {"aten_hardtanh_default", "aten_exp_default", "aten_add_tensor"}
     assert s.unmatched == []
     # exp is all skipped; hardtanh and add also have nodes that stay on the backend.
     assert s.node_ops == {"aten.exp.default"}
+    assert s.blocking == {}  # hardtanh, exp, add, where: decomposed ops, no parameter
+
+
+def test_the_file_form_lists_the_sets_sorted(tmp_path, capsys):
+    r = report([fallback("gelu", "aten.gelu.default", "arch-gate")], ops=[{"op": "aten.gelu.default", "nodes": 1, "on_cpu": 1}])
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(r))
+    assert qe.main([str(path)]) == 0
+    assert json.loads(capsys.readouterr().out) == {"skip_node_id_set": [], "skip_node_op_set": ["aten.gelu.default"],
+                                                   "refused": {"gelu": "arch-gate"}, "unmatched": [], "blocking": {}}
+    out = tmp_path / "skips.json"
+    assert qe.main([str(path), "-o", str(out)]) == 0
+    assert json.loads(out.read_text())["skip_node_op_set"] == ["aten.gelu.default"]
+
+
+def test_a_refused_node_of_an_op_kept_from_decomposition_is_blocking():
+    """leaky_relu becomes prelu, which ExecuTorch keeps from decomposition: left on CPU, the
+    lowering fails whatever is skipped (act_probe/qnnrules/8a8w/SM8650)."""
+    edges = EDGES + [("aten_prelu_default", "aten.prelu.default", ["aten_prelu_default", "prelu", "leaky_relu"])]
+    r = report([fallback("leaky_relu", "aten.leaky_relu.default", "no-matching-variant"),
+                fallback("relu6", "aten.relu6.default", "no-rule")])
+    s = qe.skip_sets(r, program=_Program(["linear", "relu6", "hardtanh", "leaky_relu"]), edges=edges,
+                     kept={"aten.prelu.default", "aten.linear.default"})
+    assert "aten_prelu_default" in s.node_ids
+    assert set(s.blocking) == {"leaky_relu"} and "aten.prelu.default" in s.blocking["leaky_relu"]
 
 
 def test_a_refused_node_executorch_removed_is_reported_unmatched():
     r = report([fallback("batch_norm", "aten.batch_norm.default", "no-matching-variant")])
-    s = qe.skip_sets(r, program=_Program(["linear", "batch_norm"]), edges=EDGES)
+    s = qe.skip_sets(r, program=_Program(["linear", "batch_norm"]), edges=EDGES, kept=set())
     assert s.node_ids == set() and s.unmatched == ["batch_norm"]
 
 
@@ -113,7 +139,7 @@ def _engine_report(pt2, soc):
     return qnnrules.Engine(backend="htp", soc=soc, use_environment=False).run(str(pt2))
 
 
-def test_the_skip_sets_of_a_suite_graph_name_its_edge_nodes(monkeypatch):
+def test_the_skip_sets_of_a_suite_graph_name_its_edge_nodes(monkeypatch, tmp_path):
     """act_probe quantized by ExecuTorch's QnnQuantizer leaves relu6 and softplus float (the
     quantizer annotates neither); the engine refuses both, ExecuTorch's lowering refused the same
     two (act_probe/executorch/8a8w/SM8650 in the suite's verdicts)."""
@@ -122,7 +148,8 @@ def test_the_skip_sets_of_a_suite_graph_name_its_edge_nodes(monkeypatch):
     import torch
     import executorch.backends.qualcomm.partition.qnn_partitioner  # noqa: F401  (registers the Q/DQ ops)
 
-    pt2 = PT2 / "act_probe.executorch.8a8w.pt2"
+    pt2 = tmp_path / "act_probe.executorch.8a8w.pt2"  # the suite keeps it gzip-compressed
+    pt2.write_bytes(gzip.decompress((PT2 / "act_probe.executorch.8a8w.pt2.gz").read_bytes()))
     rep = _engine_report(pt2, "SM8650")
     refused = qe.refused_nodes(rep)
     assert set(refused) == {"relu6", "softplus"}

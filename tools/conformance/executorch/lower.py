@@ -10,11 +10,12 @@ interposer). Every step runs in its own process with a timeout (lower_worker.py)
 (model, quantizer, config) into BUILD/pt2/*.pt2, then lower once per SoC. Raw records go to
 BUILD/records/; the summary (per case: outcome, partitions, context-binary sizes, per .pt2 compute
 node the verdict and the backend's messages) is merged into tests/conformance/executorch/lowering/
-verdicts.json, and the .pt2 files are copied beside it (they are what lower_compare.py hands to
-qnn-validate). Cases are named MODEL/QUANTIZER/CONFIG[@bias=F]/SOC.
+verdicts.json, and the .pt2 files are kept beside it, gzip-compressed (lower_compare.py unpacks
+them for qnn-validate). Cases are named MODEL/QUANTIZER/CONFIG[@bias=F]/SOC.
 """
 
 import argparse
+import gzip
 import json
 import os
 import re
@@ -55,7 +56,8 @@ def edge_op(target):
 def node_verdicts(raw):
     """Per .pt2 compute node: qnn (every edge node made from it delegated), cpu (one is not: the
     partitioner refused it, or it sits outside every partition), absent (ExecuTorch's passes left no
-    node made from it), with the messages the backend wrote while checking it."""
+    node made from it), with the messages the backend wrote while checking it. When the partitioner
+    raised (the lowering fails there), a node is qnn when the partitioner accepted it."""
     by_origin = {n: [] for n in raw.get("pt2_compute_nodes", [])}
     for e in raw.get("nodes", []):
         if e.get("qdq"):
@@ -66,12 +68,16 @@ def node_verdicts(raw):
         home = next((o for o in reversed(e.get("origin", [])) if o in by_origin), None)
         if home is not None:
             by_origin[home].append(e)
+    # When the partitioner itself raised, no node was placed: a node's verdict is then what the
+    # partitioner said of it (the one that raised is refused), not its missing partition.
+    raised = raw.get("outcome") == "failed" and raw.get("stage") == "partition"
     out = {}
     for name, edges in by_origin.items():
         if not edges:
-            out[name] = {"verdict": "absent"}
+            # After a raise, a node the partitioner never reached has no verdict at all.
+            out[name] = {"verdict": "unchecked" if raised else "absent"}
             continue
-        refused = [e for e in edges if not e.get("supported") or not e.get("partition")]
+        refused = [e for e in edges if not e.get("supported") or (not raised and not e.get("partition"))]
         v = {"verdict": "cpu" if refused else "qnn",
              "edge_ops": sorted({edge_op(e["target"]) for e in edges})}
         msgs = [m for e in refused for m in (e.get("messages") or []) + ([e["exception"]] if e.get("exception") else [])]
@@ -125,6 +131,16 @@ def lower_with_skips(a, env, pt2, model, soc, stem):
     print(f"{stem} {soc} with skips: {out['outcome']} partitions={out['partitions']} skipped={(out['skips'] or {}).get('node_ids')}",
           flush=True)
     return out
+
+
+def store_pt2(pt2, dest):
+    """The data keeps a .pt2 gzip-compressed (DEST.gz; mtime 0, so the bytes depend on the .pt2 only):
+    about a third of the size. lower_compare.py unpacks it."""
+    with open(pt2, "rb") as f, open(dest + ".gz", "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0,
+                                                                          filename="") as g:
+        shutil.copyfileobj(f, g)
+    if os.path.exists(dest):
+        os.remove(dest)
 
 
 def load(path):
@@ -227,7 +243,7 @@ def main():
                 save(doc, vpath)
                 continue
             print(f"{stem}: quantized {out}", flush=True)
-        shutil.copyfile(pt2, os.path.join(a.data, "pt2", stem + ".pt2"))
+        store_pt2(pt2, os.path.join(a.data, "pt2", stem + ".pt2"))
         for soc in socs:
             rec = os.path.join(a.build, "records", f"{stem}.{soc}.json")
             rc, out = run([sys.executable, WORKER, "lower", pt2, model, soc, rec], env, a.timeout,

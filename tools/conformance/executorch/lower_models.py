@@ -187,7 +187,15 @@ class HfLayer(nn.Module):
                                                 num_key_value_heads=2, intermediate_size=128, vocab_size=128)
             cfg._attn_implementation = "eager"
             self.layer = getattr(modeling, f"{prefix}DecoderLayer")(cfg, layer_idx=0)
-            self.rope = getattr(modeling, f"{prefix}RotaryEmbedding")(cfg)
+            # The rotary tables as constants, as ExecuTorch's static decoders carry them: the
+            # RotaryEmbedding module's forward runs under torch.no_grad, which ExecuTorch's strict
+            # re-export turns into a wrap_with_set_grad_enabled call that its
+            # LiftConstantScalarOperands pass cannot read (the lowering fails there).
+            rope = getattr(modeling, f"{prefix}RotaryEmbedding")(cfg)
+            x = torch.zeros(SHAPES[f"{family}_layer"])
+            cos, sin = rope(x, torch.arange(x.shape[1]).unsqueeze(0))
+            self.register_buffer("cos", cos)
+            self.register_buffer("sin", sin)
         elif family == "gpt2":
             cfg = T.GPT2Config(n_embd=64, n_layer=1, n_head=4, n_inner=128, vocab_size=128, n_positions=64,
                                 bos_token_id=0, eos_token_id=0)
@@ -206,8 +214,7 @@ class HfLayer(nn.Module):
 
     def forward(self, x):
         if self.family in ("llama", "qwen2"):
-            pos = torch.arange(x.shape[1]).unsqueeze(0)
-            out = self.layer(x, position_embeddings=self.rope(x, pos), attention_mask=None)
+            out = self.layer(x, position_embeddings=(self.cos, self.sin), attention_mask=None)
         else:
             out = self.layer(x)
         return out[0] if isinstance(out, tuple) else out
