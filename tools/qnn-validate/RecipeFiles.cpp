@@ -47,7 +47,11 @@ int writeOrtOverrides(const CliOptions& o, const qnnrules::Engine& engine, const
 
 }  // namespace
 
-int writeRecipeFiles(const CliOptions& o, const qnnrules::Engine& engine) {
+bool wantsRecipeSearch(const CliOptions& o) {
+  return !o.suggestRecipe.empty() || !o.suggestOverrides.empty() || !o.plan.empty();
+}
+
+int writeRecipeFiles(const CliOptions& o, const qnnrules::Engine& engine, const qnnrules::Graph& graph) {
   const bool overrides = !o.suggestOverrides.empty();
   const bool suggest = !o.suggestRecipe.empty() || overrides;
   if (!suggest && o.plan.empty()) return kExitValid;
@@ -56,22 +60,15 @@ int writeRecipeFiles(const CliOptions& o, const qnnrules::Engine& engine) {
     std::cerr << "qnn-validate: error: --suggest-overrides needs an ONNX model (got " << o.graphPath << ")\n";
     return kExitBadInput;
   }
-  // The search annotates the graph as read, not the report's already-annotated copy.
+  // The search annotates the graph as read (the caller's), not the report's already-annotated copy.
   // On a terminal, "qnn-validate: recipe search 7 16a8w:per_channel" while it runs.
   std::optional<qnnrules::ProgressLine> meter(std::in_place, std::cerr, suggest ? "qnn-validate: recipe search"
                                                                                  : "qnn-validate: precision plan",
                                               stderrProgress());
-  showReading(*meter, o.graphPath);
-  qnnrules::GraphReadResult read = qnnrules::readGraphFile(o.graphPath);
-  if (!read.ok()) {
-    meter.reset();
-    std::cerr << "qnn-validate: error: " << read.status.message() << "\n";
-    return kExitBadInput;
-  }
   qnnrules::RecipeSearchOptions so;
   so.progress = meter->callback();
-  qnnrules::RecipeSearchResult r = suggest ? qnnrules::suggestRecipe(engine, read.graph, o.annotate, so)
-                                           : qnnrules::planPrecision(engine, read.graph, so);
+  qnnrules::RecipeSearchResult r = suggest ? qnnrules::suggestRecipe(engine, graph, o.annotate, so)
+                                           : qnnrules::planPrecision(engine, graph, so);
   meter.reset();
   if (!r.ok()) {
     std::cerr << "qnn-validate: error: " << (suggest ? "--suggest-recipe" : "--plan") << ": " << r.status.message()
@@ -86,7 +83,7 @@ int writeRecipeFiles(const CliOptions& o, const qnnrules::Engine& engine) {
   const std::string& path = suggest ? o.suggestRecipe : o.plan;
   if (!path.empty())
     if (int rc = writeFile(path, r.yaml()); rc != kExitValid) return rc;
-  return overrides ? writeOrtOverrides(o, engine, read.graph, r) : kExitValid;
+  return overrides ? writeOrtOverrides(o, engine, graph, r) : kExitValid;
 }
 
 }  // namespace qnnvalidate

@@ -8,7 +8,11 @@
 
 namespace qnnvalidate {
 
-// kExitValid when nothing was asked or the recipe was written; kExitBadInput otherwise.
-int writeRecipeFiles(const CliOptions& o, const qnnrules::Engine& engine);
+// Whether o asks for a search (--suggest-recipe, --suggest-overrides or --plan).
+bool wantsRecipeSearch(const CliOptions& o);
+
+// kExitValid when nothing was asked or the recipe was written; kExitBadInput otherwise. `graph` is
+// the graph as read, which the run's report was made from (the file is read once).
+int writeRecipeFiles(const CliOptions& o, const qnnrules::Engine& engine, const qnnrules::Graph& graph);
 
 }  // namespace qnnvalidate

@@ -14,6 +14,7 @@
 
 #include <exception>
 #include <iostream>
+#include <optional>
 
 #include "CliOptions.h"
 #include "Progress.h"
@@ -21,6 +22,7 @@
 #include "MatrixRun.h"
 #include "RecipeFiles.h"
 #include "qnnrules/Engine.h"
+#include "qnnrules/io/GraphReader.h"
 #include "qnnrules/pipeline/RunReportFormat.h"
 #include "qnnrules/pipeline/RunBaseline.h"
 #include "qnnrules/core/TerminalText.h"
@@ -145,10 +147,17 @@ int run(const CliOptions& o) {
   qnnrules::Baseline baseline;
   if (std::optional<int> rc = readBaseline(o, baseline)) return *rc;
 
+  // A recipe search starts from the graph as read, so with one the file is read here, once, and
+  // the run judges that graph; a file that does not read is left to the run, which reports it
+  // as every run does.
+  std::optional<qnnrules::Graph> input;
   qnnrules::RunReport fresh = [&] {
     qnnrules::ProgressLine meter(std::cerr, "qnn-validate:", stderrProgress());  // erased before the report
     showReading(meter, o.graphPath);
-    return engine.run(runOptions(o));
+    if (wantsRecipeSearch(o) && engine.ok())
+      if (qnnrules::GraphReadResult read = qnnrules::readGraphFile(o.graphPath); read.ok())
+        input = std::move(read.graph);
+    return input ? engine.run(*input, runOptions(o)) : engine.run(runOptions(o));
   }();
   if (!o.baseline.empty()) qnnrules::applyBaseline(fresh, baseline);
   const qnnrules::RunReport& report = keepUntilExit(std::move(fresh));
@@ -160,7 +169,7 @@ int run(const CliOptions& o) {
   if (o.format == "sarif") {
     // The SARIF log says how the run ended, so the files are written first.
     int rc = writeOutputFiles(o, report);
-    if (rc == kExitValid) rc = writeRecipeFiles(o, engine);
+    if (rc == kExitValid && input) rc = writeRecipeFiles(o, engine, *input);
     const qnnrules::SarifInvocation invocation{
         rc != kExitBadInput, rc != kExitValid ? rc : qnnrules::runExitCode(report),
         rc == kExitBadInput ? std::vector<std::string>{"an output file (--html, --dot, --output, --encodings, "
@@ -172,7 +181,8 @@ int run(const CliOptions& o) {
   }
   printReport(o, report);
   if (int rc = writeOutputFiles(o, report); rc != kExitValid) return rc;
-  if (int rc = writeRecipeFiles(o, engine); rc != kExitValid) return rc;
+  if (input)
+    if (int rc = writeRecipeFiles(o, engine, *input); rc != kExitValid) return rc;
   return report.failed() ? kExitViolations : kExitValid;
 }
 
