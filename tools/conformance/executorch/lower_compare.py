@@ -168,8 +168,9 @@ def skips_section(path):
          "`qnnrules.executorch.skip_sets(report, program=...)` names the edge nodes ExecuTorch makes from the nodes the",
          "verdict leaves on CPU; `to_edge_transform_and_lower_to_qnn(..., skip_node_id_set=...)` then keeps them on",
          "CPU. Measured (`tools/conformance/executorch/skip_cases.py`, `tests/conformance/executorch/lowering/skips.json`)",
-         "on the suite's failing lowerings, with the verdict qnn-validate gives today plus the refusals of the two",
-         "path behaviours `rules/lowering/executorch.yaml` states and the engine does not check yet (proposed):", "",
+         "on the suite's failing lowerings, with the verdict qnn-validate gives today plus the refusals of the",
+         "path behaviours `rules/lowering/executorch.yaml` states and the engine does not check yet (proposed), or",
+         "nodes forced into the set (`--refuse`) to see what skipping them does:", "",
          "| case | without | refused by qnn-validate | refused by the proposed checks (or forced) | with the skip set |",
          "|---|---|---|---|---|"]
     for cid, c in sorted(rec["cases"].items()):
@@ -178,7 +179,8 @@ def skips_section(path):
         L.append(f"| `{cid}` | {c['without']['outcome']} ({c['without'].get('stage')}) | "
                  f"{', '.join(v['qnn_validate_refused']) or '— (' + str(v['qnn_validate']) + ')'} | "
                  f"{', '.join(v['proposed_refused']) or '—'} | {w['outcome']}, {w['partitions']} partition(s), "
-                 f"{len(skipped)} edge node(s) skipped{why(w)} |")
+                 f"{len(skipped)} edge node(s) skipped{why(w)}; blocking: "
+                 f"{', '.join(sorted((w.get('skips') or {}).get('blocking') or {})) or 'none'} |")
     return L
 
 

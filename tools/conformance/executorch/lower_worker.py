@@ -217,7 +217,8 @@ def lower(pt2, model, soc, out_json, skip_report=None):
             sets = _skip_module().skip_sets(skip_report, program=ep, inputs=args)
             skips = {"skip_node_id_set": set(sets.node_ids), "skip_node_op_set": set()}
             record["skips"] = {"node_ids": sorted(sets.node_ids), "refused": sets.refused,
-                               "unmatched": sets.unmatched, "seconds": round(time.time() - t, 1)}
+                               "unmatched": sets.unmatched, "blocking": sets.blocking,
+                               "seconds": round(time.time() - t, 1)}
         pos = tap.mark()
         try:
             edge = to_edge_transform_and_lower_to_qnn(ep.module(), args, spec, **skips)

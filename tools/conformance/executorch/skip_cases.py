@@ -3,9 +3,10 @@
     .venv/bin/python tools/conformance/executorch/skip_cases.py [--cases ID,...] [--validate PATH/qnn-validate]
 
 For each case (MODEL/QUANTIZER/CONFIG/SOC of the suite whose lowering fails), qnn-validate's strict
-report on its .pt2, plus the refusals of the two ExecuTorch behaviours rules/lowering/executorch.yaml
-states and the engine does not check yet (PROPOSED below: a quantized binary element-wise op with a
-Python number operand; max_pool2d without its stride) and the nodes --refuse names, is handed to
+report on its .pt2, plus the refusals of the ExecuTorch behaviours rules/lowering/executorch.yaml
+states and the engine does not check yet (proposed_refusals: a quantized binary element-wise op with a
+Python number operand; a quantized op ExecuTorch decomposes after quantization; max_pool2d without
+its stride) and the nodes --refuse names, is handed to
 qnnrules.executorch.skip_sets,
 and the case is lowered again with the sets (lower_worker.py lower ... --skips). The outcome with
 and without is written to tests/conformance/executorch/lowering/skips.json.
@@ -23,6 +24,8 @@ import lower_env  # noqa: E402
 
 ROOT = lower_env.ROOT
 OUT = os.path.join(lower.DATA, "skips.json")
+# Ops ExecuTorch decomposes after quantization, leaving the new tensors float32 (executorch.yaml, 5).
+DECOMPOSED_LATE = {"aten.silu.default", "aten.softplus.default", "aten.addmm.default", "aten.leaky_relu.default"}
 SCALAR_BINARY = {"aten.add.Tensor", "aten.add.Scalar", "aten.sub.Tensor", "aten.sub.Scalar", "aten.rsub.Scalar",
                  "aten.rsub.Tensor", "aten.mul.Tensor", "aten.mul.Scalar", "aten.div.Tensor", "aten.div.Scalar"}
 
@@ -42,6 +45,10 @@ def proposed_refusals(pt2):
             if quantized:
                 out.append((n.name, t, "lowering-check", "a Python number operand becomes a float32 tensor "
                                                          "(LiftConstantScalarOperands); QNN refuses the mixed datatypes"))
+        if t in DECOMPOSED_LATE and any(isinstance(a, torch.fx.Node) and "dequantize" in str(a.target)
+                                        for a in n.args[:3]):
+            out.append((n.name, t, "lowering-check", "decomposed by ExecuTorch after quantization: its new "
+                                                     "tensors are float32 and QNN refuses the mix"))
         if t == "aten.max_pool2d.default" and len(n.args) < 3:
             out.append((n.name, t, "lowering-check", "max_pool2d without its stride: ExecuTorch's builder raises"))
     return out
