@@ -3,6 +3,7 @@
 // AnnotatorNarrowing.cpp (fitting specs to what a rule takes). Internal to the engine.
 #pragma once
 
+#include <array>
 #include <map>
 #include <memory>
 #include <optional>
@@ -66,6 +67,34 @@ class Annotator {
   Choice choose(const Node& n);
   void annotate(uint32_t idx, const Rule& rule, const Choice& ch);
   bool isFloatArg(const Argument& a) const;
+  bool firstFloat(const Node& n, size_t i) const { return i < n.args.size() && isFloatArg(n.args[i]); }
+  void activationOutputs(Node& n, const CompiledSelection& cs);
+
+  // One annotation pattern's unit (AnnotatorPatterns.cpp): what it writes on the node's ports.
+  struct PatternSite {
+    Node& n;
+    uint32_t idx;
+    const Rule& rule;
+    const Choice& ch;
+    const CompiledSelection& cs;  // narrowed for the rule
+    const RuleFacts& f;
+  };
+  using PatternUnit = void (Annotator::*)(const PatternSite&);
+  static constexpr std::array<PatternUnit, static_cast<size_t>(AnnotationPattern::kCount)> patternUnits();
+  void patternSingleInSingleOut(const PatternSite& s);
+  void patternBinary(const PatternSite& s);
+  void patternSingleIn(const PatternSite& s);
+  void patternConstant(const PatternSite& s);
+  void patternCustom(const PatternSite& s);
+  void patternConv(const PatternSite& s);
+  void patternShared(const PatternSite& s);
+  void patternFixedQParams(const PatternSite& s);
+  void patternMultiOutput(const PatternSite& s);
+  void patternGetItem(const PatternSite& s);
+  void patternConcat(const PatternSite& s);
+  void patternMatMul(const PatternSite& s);
+  void patternNorm(const PatternSite& s);
+  void patternEmbedding(const PatternSite& s);
   // The producer's declared output a tensor reference reads, or nullptr when the producer
   // declares fewer outputs (placeholders and hand-written graphs may declare none).
   const TensorMeta* producerOut(const TensorRef& t) const {
