@@ -19,6 +19,8 @@ QNNRULES_BUILD_TARGETS="qnn-validate qnnrules_python" ./scripts/build.sh build-e
 echo "== ExecuTorch lowering (each quantization and lowering in its own process)"
 QNNRULES_PATH= nice -n 10 "$PY" tools/conformance/executorch/lower.py --python-path build-et/python \
   --validate build-et/tools/qnn-validate/qnn-validate --bias-case "$@"
+echo "== skip sets on the failing lowerings (tests/conformance/executorch/lowering/skips.json)"
+QNNRULES_PATH= nice -n 10 "$PY" tools/conformance/executorch/skip_cases.py --validate build-et/tools/qnn-validate/qnn-validate
 echo "== numeric checks through ONNX Runtime (bias scale, scale range, zero points)"
 nice -n 10 "$PY" tools/conformance/executorch/bias_ort.py --validate build-et/tools/qnn-validate/qnn-validate
 echo "== comparison and doc"

@@ -56,11 +56,13 @@ def proposed_refusals(pt2):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--cases", default="cnn_plain/executorch/8a8w/SM8550,gpt2_layer/qnnrules/8a8w/SM8850")
+    ap.add_argument("--cases", default="act_probe/qnnrules/8a8w/SM8650,cnn_plain/executorch/8a8w/SM8550,"
+                                       "distilbert_layer/executorch/16a8w/SM8350,gpt2_layer/qnnrules/8a8w/SM8850,"
+                                       "llama_layer/qnnrules/8a8w/SM8350,mlp/executorch/8a8w/SM8650")
     ap.add_argument("--validate", default=os.path.join(ROOT, "build", "tools", "qnn-validate", "qnn-validate"))
     ap.add_argument("--build", default=lower_env.DEFAULT_BUILD)
     ap.add_argument("--timeout", type=int, default=900)
-    ap.add_argument("--refuse", default="",
+    ap.add_argument("--refuse", default="mlp/executorch/8a8w/SM8650=linear_1",
                     help="CASE=NODE,...: also refuse these .pt2 nodes of a case, as a verdict might (e.g. "
                          "mlp/executorch/8a8w/SM8650=linear_1: what skipping a node that reads a quantized weight does)")
     a = ap.parse_args()
