@@ -51,10 +51,43 @@ class Encoder {
   }
   void missingStats(const Port& p, const std::string& why);
 
+  // The steps of run(), in order.
+  void collectPorts();
+  void groupPorts();
+  void findDerivedBiases();
+  void findRuleFixedScales();
+  struct Group;
+  Group& compute(const QuantSpec* root);
+  void deriveBiases();
+  void writeEntries();
+
   const Graph& g_;
   const GraphFacts& facts_;
   const EncodeOptions& opt_;
   EncodingsResult& r_;
+
+  // Every annotated port, in graph order.
+  std::vector<Port> ports_;
+  // Shared groups: ports by their root spec, with the union of their tensors' ranges.
+  struct Group {
+    std::vector<size_t> members;
+    Range range;
+    TensorEncoding enc;
+    bool done = false, failed = false;
+  };
+  std::unordered_map<const QuantSpec*, Group> groups_;
+  std::vector<const QuantSpec*> order_;
+  // Conv biases are derived from their input and weight encodings, never observed.
+  struct Bias {
+    const QuantSpec* bias;
+    const QuantSpec* input;
+    const QuantSpec* weight;
+  };
+  std::vector<Bias> biases_;
+  std::unordered_set<const QuantSpec*> biasRoots_;
+  // Ports whose rule fixes the scale (sigmoid's 8-bit output: 1/256): the lowering uses the
+  // rule's value, so an observed range is never written for them.
+  std::unordered_map<const QuantSpec*, std::pair<const Rule*, const PortConstraint*>> fixedByRule_;
 };
 
 const QuantSpec* Encoder::edgeSpec(const SharedRef& edge) const {
@@ -196,47 +229,44 @@ void Encoder::missingStats(const Port& p, const std::string& why) {
 }
 
 void Encoder::run() {
-  // Every annotated port, in graph order.
-  std::vector<Port> ports;
+  collectPorts();
+  groupPorts();
+  findDerivedBiases();
+  findRuleFixedScales();
+  for (const QuantSpec* root : order_)
+    if (!biasRoots_.count(root)) compute(root);
+  deriveBiases();
+  writeEntries();
+}
+
+void Encoder::collectPorts() {
   for (uint32_t i = 0; i < g_.nodes().size(); ++i) {
     const Node& n = g_.node(i);
     for (size_t a = 0; a < n.args.size(); ++a) {
       auto add = [&](const Argument& x) {
-        if (x.kind == Argument::Kind::kTensor && x.qspec) ports.push_back({&*x.qspec, x.tensor, i, a});
+        if (x.kind == Argument::Kind::kTensor && x.qspec) ports_.push_back({&*x.qspec, x.tensor, i, a});
       };
       add(n.args[a]);
       for (const Argument& e : n.args[a].list) add(e);
     }
     for (uint32_t o = 0; o < n.outputs.size(); ++o)
-      if (n.outputs[o].qspec) ports.push_back({&*n.outputs[o].qspec, TensorRef{i, o}, UINT32_MAX, 0});
+      if (n.outputs[o].qspec) ports_.push_back({&*n.outputs[o].qspec, TensorRef{i, o}, UINT32_MAX, 0});
   }
-  // Shared groups: ports by their root spec, with the union of their tensors' ranges.
-  struct Group {
-    std::vector<size_t> members;
-    Range range;
-    TensorEncoding enc;
-    bool done = false, failed = false;
-    const Port* biasOf = nullptr;  // the conv bias port when the root is a derived bias
-  };
-  std::unordered_map<const QuantSpec*, Group> groups;
-  std::vector<const QuantSpec*> order;
-  for (size_t k = 0; k < ports.size(); ++k) {
-    const QuantSpec* root = resolve(ports[k].spec);
+}
+
+void Encoder::groupPorts() {
+  for (size_t k = 0; k < ports_.size(); ++k) {
+    const QuantSpec* root = resolve(ports_[k].spec);
     if (!root || isFloatType(root->dtype)) continue;
-    auto [it, fresh] = groups.try_emplace(root);
-    if (fresh) order.push_back(root);
+    auto [it, fresh] = groups_.try_emplace(root);
+    if (fresh) order_.push_back(root);
     it->second.members.push_back(k);
-    const TensorMeta* m = meta(ports[k].tensor);
+    const TensorMeta* m = meta(ports_[k].tensor);
     if (m && m->stats) unite(it->second.range, *m->stats);
   }
-  // Conv biases are derived from their input and weight encodings, never observed.
-  struct Bias {
-    const QuantSpec* bias;
-    const QuantSpec* input;
-    const QuantSpec* weight;
-  };
-  std::vector<Bias> biases;
-  std::unordered_set<const QuantSpec*> biasRoots;
+}
+
+void Encoder::findDerivedBiases() {
   for (uint32_t i = 0; i < g_.nodes().size(); ++i) {
     const Node& n = g_.node(i);
     const Rule* rule = facts_.ruleOf(n);
@@ -247,11 +277,11 @@ void Encoder::run() {
                  ? resolve(&*n.args[a].qspec) : nullptr;
     };
     if (const QuantSpec* bs = specAt(b); bs && !isFloatType(bs->dtype) && !bs->scales.size())
-      if (biasRoots.insert(bs).second) biases.push_back({bs, specAt(0), specAt(w)});
+      if (biasRoots_.insert(bs).second) biases_.push_back({bs, specAt(0), specAt(w)});
   }
-  // Ports whose rule fixes the scale (sigmoid's 8-bit output: 1/256): the lowering uses the
-  // rule's value, so an observed range is never written for them.
-  std::unordered_map<const QuantSpec*, std::pair<const Rule*, const PortConstraint*>> fixedByRule;
+}
+
+void Encoder::findRuleFixedScales() {
   for (uint32_t i = 0; i < g_.nodes().size(); ++i) {
     const Node& n = g_.node(i);
     const Rule* rule = facts_.ruleOf(n);
@@ -267,50 +297,53 @@ void Encoder::run() {
       if (!spec || isFloatType(spec->dtype) || !spec->scales.empty()) continue;
       const QnnDatatype dt = portTypeOf(*spec).datatype;
       for (const Variant& v : rule->variants)
-        if (v.ports[p].scale && v.ports[p].datatypes.contains(dt)) fixedByRule.try_emplace(spec, rule, &v.ports[p]);
+        if (v.ports[p].scale && v.ports[p].datatypes.contains(dt)) fixedByRule_.try_emplace(spec, rule, &v.ports[p]);
     }
   }
-  auto compute = [&](const QuantSpec* root) -> Group& {
-    Group& gr = groups[root];
-    if (gr.done) return gr;
-    gr.done = true;
-    const PortType pt = portTypeOf(*root);
-    gr.enc.datatype = pt.datatype;
-    gr.enc.bitwidth = pt.bitwidth;
-    gr.enc.encoding = *pt.encoding;
-    if (!root->scales.empty()) {  // fixed qparams, or calibrated already
-      gr.enc.scales = root->scales.toVector();
-      for (size_t i = 0; i < root->scales.size(); ++i)
-        gr.enc.offsets.push_back(-(root->zeroPoints.empty() ? 0 : root->zeroPoints[std::min(i, root->zeroPoints.size() - 1)]));
-      if (isPerChannel(root->qscheme)) gr.enc.axis = root->chAxis.value_or(0);
-      gr.enc.source = "fixed";
-      ++r_.computed;
-      return gr;
-    }
-    if (auto f = fixedByRule.find(root); f != fixedByRule.end()) {
-      const auto [rule, c] = f->second;
-      gr.enc.scales = {*c->scale};
-      gr.enc.offsets = {c->offset.value_or(0)};
-      gr.enc.source = "fixed by rule " + rule->id;
-      ++r_.computed;
-      return gr;
-    }
-    std::string why = "no min/max statistics";
-    if (gr.range.known && observe(*root, gr.range, gr.enc, why)) {
-      gr.enc.source = gr.members.size() > 1 ? "observed, shared by " + std::to_string(gr.members.size()) + " ports"
-                                            : "observed";
-      ++r_.computed;
-    } else {
-      gr.failed = true;
-      missingStats(ports[gr.members.front()], why);
-    }
+}
+
+// The encoding of one shared group: given (fixed qparams, calibrated), fixed by its rule, or
+// observed from the union of its tensors' statistics.
+Encoder::Group& Encoder::compute(const QuantSpec* root) {
+  Group& gr = groups_[root];
+  if (gr.done) return gr;
+  gr.done = true;
+  const PortType pt = portTypeOf(*root);
+  gr.enc.datatype = pt.datatype;
+  gr.enc.bitwidth = pt.bitwidth;
+  gr.enc.encoding = *pt.encoding;
+  if (!root->scales.empty()) {  // fixed qparams, or calibrated already
+    gr.enc.scales = root->scales.toVector();
+    for (size_t i = 0; i < root->scales.size(); ++i)
+      gr.enc.offsets.push_back(-(root->zeroPoints.empty() ? 0 : root->zeroPoints[std::min(i, root->zeroPoints.size() - 1)]));
+    if (isPerChannel(root->qscheme)) gr.enc.axis = root->chAxis.value_or(0);
+    gr.enc.source = "fixed";
+    ++r_.computed;
     return gr;
-  };
-  for (const QuantSpec* root : order) {
-    if (!biasRoots.count(root)) compute(root);
   }
-  for (const Bias& b : biases) {
-    Group& gr = groups[b.bias];
+  if (auto f = fixedByRule_.find(root); f != fixedByRule_.end()) {
+    const auto [rule, c] = f->second;
+    gr.enc.scales = {*c->scale};
+    gr.enc.offsets = {c->offset.value_or(0)};
+    gr.enc.source = "fixed by rule " + rule->id;
+    ++r_.computed;
+    return gr;
+  }
+  std::string why = "no min/max statistics";
+  if (gr.range.known && observe(*root, gr.range, gr.enc, why)) {
+    gr.enc.source = gr.members.size() > 1 ? "observed, shared by " + std::to_string(gr.members.size()) + " ports"
+                                          : "observed";
+    ++r_.computed;
+  } else {
+    gr.failed = true;
+    missingStats(ports_[gr.members.front()], why);
+  }
+  return gr;
+}
+
+void Encoder::deriveBiases() {
+  for (const Bias& b : biases_) {
+    Group& gr = groups_[b.bias];
     if (gr.done) continue;
     gr.done = true;
     const PortType pt = portTypeOf(*b.bias);
@@ -318,23 +351,23 @@ void Encoder::run() {
     gr.enc.bitwidth = pt.bitwidth;
     // A bias sharing its own input's or weight's encoding (an edge shared with the bias edge)
     // cannot be derived from it: that would be a bias scale derived from itself.
-    const bool selfDerived = b.input == b.bias || b.weight == b.bias || biasRoots.count(b.input) ||
-                             biasRoots.count(b.weight);
+    const bool selfDerived = b.input == b.bias || b.weight == b.bias || biasRoots_.count(b.input) ||
+                             biasRoots_.count(b.weight);
     auto usable = [&](const QuantSpec* s) {
-      auto it = groups.find(s);
-      return it != groups.end() && !it->second.failed;
+      auto it = groups_.find(s);
+      return it != groups_.end() && !it->second.failed;
     };
     if (!b.input || !b.weight || selfDerived || !usable(b.input) || !usable(b.weight)) {
       gr.failed = true;
-      missingStats(ports[gr.members.front()], selfDerived ? "it shares the encoding of its own input or weight"
-                                                          : "its input or weight has no encoding to derive it from");
+      missingStats(ports_[gr.members.front()], selfDerived ? "it shares the encoding of its own input or weight"
+                                                           : "its input or weight has no encoding to derive it from");
       continue;
     }
     const TensorEncoding& in = compute(b.input).enc;
     const TensorEncoding& w = compute(b.weight).enc;
     if (in.scales.empty() || w.scales.empty()) {
       gr.failed = true;
-      missingStats(ports[gr.members.front()], "its input or weight has no encoding to derive it from");
+      missingStats(ports_[gr.members.front()], "its input or weight has no encoding to derive it from");
       continue;
     }
     for (double ws : w.scales) {
@@ -346,13 +379,16 @@ void Encoder::run() {
     gr.enc.source = "derived bias: input scale x weight scale";
     ++r_.computed;
   }
-  // One entry per tensor: outputs under the node's name, edges under the producer's name when
-  // the producer has no encoding of its own, else as "producer->consumer".
+}
+
+// One entry per tensor: outputs under the node's name, edges under the producer's name when
+// the producer has no encoding of its own, else as "producer->consumer".
+void Encoder::writeEntries() {
   std::map<std::string, bool> named;
-  for (const Port& p : ports) {
+  for (const Port& p : ports_) {
     const QuantSpec* root = resolve(p.spec);
     if (!root || isFloatType(root->dtype)) continue;
-    Group& gr = groups[root];
+    Group& gr = groups_[root];
     if (gr.failed || !gr.done) continue;
     std::string name = tensorName(p.tensor);
     if (p.consumer != UINT32_MAX) {
