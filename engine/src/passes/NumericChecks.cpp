@@ -46,10 +46,16 @@ class Checker {
                "a finite positive number", fmt::format("{}", v),
                "recalibrate: a NaN or infinite scale comes from an empty or broken observer range");
       else if (v < lo || v > o_.maxScale)
+        // A tiny scale is a warning: the backend takes it on both paths (ORT: activation scales
+        // 1e-12 and 1e-11 finalize on SM8350, SM8650 and SM8850, tests/conformance/executorch/lowering/
+        // numeric_ort.json, cases act_scale/in_out@1e-12 and @1e-11); it still says the range
+        // collapsed. One beyond float32 cannot be stored: an error.
         report(n, port, DiagCode::kScaleOutOfRange,
-               fmt::format("the scale{} {} is outside {:g}..{:g}.", channel(s, c), v, lo, o_.maxScale),
+               fmt::format("the scale{} {} is outside {:g}..{:g}.", channel(s, c), v, lo, o_.maxScale) +
+                   (v < lo ? " The backend accepts it, but such a scale means a degenerate range." : ""),
                fmt::format("{:g} <= scale <= {:g}", lo, o_.maxScale), fmt::format("{}", v),
-               "recalibrate: such a scale means a degenerate or exploding range");
+               "recalibrate: such a scale means a degenerate or exploding range",
+               v < lo ? Severity::kWarning : Severity::kError);
     }
     // The recorded range says whether any zero point is out of bounds; only then are they
     // walked, to report each one.
@@ -117,11 +123,17 @@ class Checker {
       const double want = in.scales[0] * w.scales[b.scales.size() == 1 ? 0 : c];
       const double got = b.scales[c];
       if (!std::isfinite(want) || std::fabs(got - want) <= o_.biasScaleRelTolerance * std::fabs(want)) continue;
+      // A warning: neither path enforces it. ORT finalizes bias scales of 0.1x..10x input x
+      // weight, per tensor and per channel (numeric_ort.json, cases bias/per_tensor@0.1..10 and bias/per_channel@0.1..10), and ExecuTorch's
+      // lowering 0.5x and 2x (conv_bias@bias=0.5 and @bias=2 of tests/conformance/executorch/
+      // lowering/verdicts.json); the conv's arithmetic is still off by that factor.
       report(n, port, DiagCode::kBiasScale,
-             fmt::format("the bias scale{} is not input scale x weight scale{}.", channel(b, c),
-                         b.scales.size() == 1 ? "" : " of its channel"),
+             fmt::format("the bias scale{} is not input scale x weight scale{}. The backend accepts it; the "
+                         "convolution's result is scaled by the difference.",
+                         channel(b, c), b.scales.size() == 1 ? "" : " of its channel"),
              fmt::format("{} ({} x {})", want, in.scales[0], w.scales[b.scales.size() == 1 ? 0 : c]),
-             fmt::format("{}", got), "derive the bias encoding from the input and weight encodings");
+             fmt::format("{}", got), "derive the bias encoding from the input and weight encodings",
+             Severity::kWarning);
       return;  // one per bias: the others are wrong for the same reason
     }
   }
@@ -131,8 +143,9 @@ class Checker {
     return s.scales.size() > 1 || s.zeroPoints.size() > 1 ? fmt::format(" of channel {}", c) : "";
   }
   void report(const Node& n, const PortRef& port, DiagCode code, std::string message, std::string expected,
-              std::string actual, std::string hint) {
+              std::string actual, std::string hint, Severity severity = Severity::kError) {
     Diagnostic d;
+    d.severity = severity;
     d.code = code;
     d.node = n.name;
     d.nodeIndex = static_cast<uint32_t>(&n - g_.nodes().data());
