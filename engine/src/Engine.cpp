@@ -1,7 +1,10 @@
 #include "qnnrules/Engine.h"
 
+#include <utility>
+
 #include "qnnrules/core/Suggest.h"
 #include "GraphIntake.h"
+#include "qnnrules/passes/QdqFold.h"
 
 namespace qnnrules {
 
@@ -200,18 +203,19 @@ AnnotateResult Engine::annotate(Graph& graph, const AnnotateOptions& options) co
     return result;
   }
   // The run's first stage (GraphIntake.h), so annotate-then-validate says what run() says: the
-  // fold's findings, the annotator's, then the rules'. It works on a copy when it changes the
-  // graph, so a failed annotation leaves the caller's graph as it was.
-  detail::WorkingGraph working(graph);
+  // fold's findings, the annotator's, then the rules'. A Q/DQ graph is folded into a new graph,
+  // which replaces the caller's only when annotation succeeds; any other graph is worked on in
+  // place (moved in and back, never copied: binding ONNX ops cannot fail).
+  const bool folds = isQdqGraph(graph);
+  detail::WorkingGraph working = folds ? detail::WorkingGraph(std::as_const(graph)) : detail::WorkingGraph(std::move(graph));
   detail::IntakeResult intake = detail::intakeGraph(working, *rules_);
-  if (!intake.status.isOk()) {
+  if (!intake.status.isOk()) {  // only a fold fails: the caller's graph is untouched
     result.status = std::move(intake.status);
     result.diagnostics = std::move(intake.diagnostics);
     return result;
   }
-  const bool changed = working.changed();
-  result = annotateGraph(changed ? working.mutate() : graph, *rules_, configs, *sel, recipe, options);
-  if (changed && result.status.isOk()) graph = working.take();
+  result = annotateGraph(working.mutate(), *rules_, configs, *sel, recipe, options);
+  if (!folds || result.status.isOk()) graph = working.take();
   result.diagnostics.insert(result.diagnostics.begin(), std::make_move_iterator(intake.diagnostics.begin()),
                             std::make_move_iterator(intake.diagnostics.end()));
   return result;
