@@ -88,6 +88,10 @@ void Engine::open() {
   if (status_.isOk()) status_ = openLowerings();
 }
 
+namespace {
+constexpr std::string_view kNoLowering = "none";  // EngineOptions::lowering: judge the graph as the backend sees it
+}  // namespace
+
 Status Engine::openLowerings() {
   const RuleRegistry::LoweringLoad& load = registry_->lowerings();
   if (!load.status.isOk()) {
@@ -95,7 +99,7 @@ Status Engine::openLowerings() {
     return load.status;
   }
   lowerings_ = load.table;
-  if (!options_.lowering.empty() && !lowerings_->find(options_.lowering)) {
+  if (!options_.lowering.empty() && options_.lowering != kNoLowering && !lowerings_->find(options_.lowering)) {
     const std::vector<std::string> names = lowerings_->names();
     std::string known;
     for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
@@ -114,6 +118,7 @@ Status Engine::openLowerings() {
 }
 
 const BoundLowering* Engine::loweringFor(GraphSource source) const {
+  if (options_.lowering == kNoLowering) return nullptr;
   const LoweringPath* path =
       options_.lowering.empty() ? lowerings_->defaultFor(source) : lowerings_->find(options_.lowering);
   for (const BoundLowering& b : boundLowerings_)

@@ -210,6 +210,7 @@ void Engine::runPasses(RunReport& r, WorkingGraph& g, const RunOptions& options)
     facts.emplace(graph, *rules_);
     pruned = pruneGraph(graph, facts->users(), lowering && lowering->path->computesQuantizedConstants);
     ValidateOptions vo = options_.validate;
+    if (lowering) vo.numberOperandFloatRules = lowering->numberOperandFloatRules;
     if (lowering && lowering->path->fuseRank6ReshapeTranspose) {
       rankChains = rank6ReshapeTransposeChains(*facts);
       vo.rankExempt.reserve(rankChains.size());

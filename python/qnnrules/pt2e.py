@@ -24,6 +24,8 @@ except ModuleNotFoundError as _error:  # the `torch` extra is not installed
 
 from . import _fx as fx
 from . import pt2e_options as opt
+from . import pt2e_decompose as decompose
+from . import pt2e_lift as lift
 from . import pt2e_qat as qat
 from .errors import AnnotationError
 from .fx_reader import from_fx, graph_of, to_dict
@@ -150,6 +152,7 @@ class Quantizer(_TorchaoQuantizer):
         for n in model.graph.nodes:  # replaced, never kept: the engine sees a float graph
             n.meta.pop(fx.TORCH_ANNOTATION_KEY, None)
             n.meta.pop(fx.ANNOTATION_KEY, None)
+        decompose.decompose_for_annotation(model)  # as ExecuTorch's QnnQuantizer does (pt2e_decompose)
         default = self.options.default or self._base
         fallback = opt.NodeSetting(default.selection(None), None, default.act_observer, default.eps, default.is_qat)
         recipe = self._needs_recipe()
@@ -162,7 +165,9 @@ class Quantizer(_TorchaoQuantizer):
                                               recipe_text=self._recipe_text(model, default))
         else:
             self.graph = self.engine.annotate(graph, default.selection(None), recipe=self.recipe)
-        _apply(model, self.graph, self.settings, fallback)
+        nodes = self.graph.to_dict()["nodes"]
+        lift.lift_numbers(model, nodes)
+        _apply(model, self.graph, self.settings, fallback, nodes)
         qat.annotate_pairs(pairs)
         annotations = (self.options.recipe.custom_quant_annotations if self.options.recipe is not None
                        else self.options.custom_quant_annotations)

@@ -42,7 +42,7 @@ def _derive_bias_qparams(observers):
     return scale, torch.zeros_like(scale, dtype=torch.int32)
 
 
-def _apply(model, graph, settings=None, fallback=None):
+def _apply(model, graph, settings=None, fallback=None, nodes=None):
     """Writes ``graph``'s annotations onto the nodes of ``model`` with the same names.
 
     Shared encodings are written so that torchao's shared-spec resolution (a union-find over
@@ -58,7 +58,7 @@ def _apply(model, graph, settings=None, fallback=None):
     takes pt2e_observers.default_act_observer's."""
     settings = settings or {}
     fx_nodes = {n.name: n for n in model.graph.nodes}
-    nodes = graph.to_dict()["nodes"]
+    nodes = nodes if nodes is not None else graph.to_dict()["nodes"]
     default_act = obs.default_act_observer(model, nodes, fx_nodes)
     multi = {nd["name"]: nd["outputs"] for nd in nodes if len(nd.get("outputs", [])) > 1}
     raw = {}        # torchao key (node, or (arg, node) edge) -> torchao spec or ("shared", key)
@@ -66,6 +66,8 @@ def _apply(model, graph, settings=None, fallback=None):
     inputs_of = {}  # node -> its annotated input keys, in argument order
     for nd in nodes:
         node = fx_nodes.get(nd["name"])
+        if node is None and nd.get("kind") == "constant":
+            continue  # a number the engine lifted that stays a number here (pt2e_lift.lift_numbers)
         if node is None:
             raise fx.ConversionError(f"graph node '{nd['name']}' is not in the GraphModule")
         keys = []
@@ -76,7 +78,7 @@ def _apply(model, graph, settings=None, fallback=None):
         refs = [(pos, r) for pos, value in enumerate(args) for r in fx._tensor_refs(value)]
         refs += [(None, r) for r in fx._tensor_refs(nd.get("kwargs", {}))]
         for pos, ref in refs:
-            if "qspec" not in ref:
+            if "qspec" not in ref or ref["ref"] not in fx_nodes:
                 continue
             bias_of = node if pos == 2 and _is_derived_bias(ref["qspec"], args) else None
             arg = fx_nodes[ref["ref"]]

@@ -114,7 +114,7 @@ TEST(CpuFormsKey, FormsAreReadAndMistakesAreErrorsWithTheirPlace) {
       "t.yaml", errors);
   ASSERT_TRUE(p) << (errors.empty() ? "" : formatText(errors[0]));
   ASSERT_EQ(p->cpuForms.size(), 3u);
-  EXPECT_EQ(p->cpuForms[0].onnxOp, "onnx::LayerNormalization");
+  EXPECT_EQ(p->cpuForms[0].op, "onnx::LayerNormalization");
   EXPECT_EQ(p->cpuForms[0].when[0].fallbackNumber, -1.0);
   EXPECT_EQ(p->cpuForms[0].when[0].lastAxis, false);
   EXPECT_EQ(p->cpuForms[0].mark.toString(), "t.yaml:5:5");
@@ -122,7 +122,24 @@ TEST(CpuFormsKey, FormsAreReadAndMistakesAreErrorsWithTheirPlace) {
   EXPECT_EQ(p->cpuForms[1].when[0].inStrings, (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(p->cpuForms[1].when[1].notInNumbers, std::vector<double>{1.0});
   EXPECT_EQ(p->cpuForms[1].hint, "h");
-  EXPECT_EQ(p->cpuForms[2].onnxOp, "com.microsoft::QuickGelu");
+  EXPECT_EQ(p->cpuForms[2].op, "com.microsoft::QuickGelu");
+  EXPECT_FALSE(p->cpuForms[0].quantized);
+  EXPECT_FALSE(p->cpuForms[0].failsLowering);
+
+  // ATen forms: by target, with the tests that are not attributes, and the outcome.
+  std::optional<LoweringPath> aten = loadLoweringText(
+      head +
+          "  - {id: s, op: aten.silu.default, when: {quantized: true}, message: m, expected: e}\n"
+          "  - {id: p, op: aten.max_pool2d.default, when: {arguments_below: 3}, outcome: lowering_fails, message: m,"
+          " expected: e}\n",
+      "t.yaml", errors);
+  ASSERT_TRUE(aten) << (errors.empty() ? "" : formatText(errors[0]));
+  ASSERT_EQ(aten->cpuForms.size(), 2u);
+  EXPECT_EQ(aten->cpuForms[0].op, "aten.silu.default");
+  EXPECT_EQ(aten->cpuForms[0].quantized, true);
+  EXPECT_FALSE(aten->cpuForms[0].failsLowering);
+  EXPECT_EQ(aten->cpuForms[1].argumentsBelow, 3);
+  EXPECT_TRUE(aten->cpuForms[1].failsLowering);
 
   struct Bad {
     std::string form;
@@ -138,6 +155,13 @@ TEST(CpuFormsKey, FormsAreReadAndMistakesAreErrorsWithTheirPlace) {
       {"  - {id: a, op: Gemm, when: {alpha: {default: 1}}, message: m, expected: e}\n",
        "'alpha' of 'when' of a cpu form of 'cpu_forms' tests nothing", "t.yaml:5:37"},
       {"  - {id: a, op: Gemm, when: {alpha: {in: [1]}}, message: m}\n", "", "t.yaml:5:5"},
+      {"  - {id: a, op: aten.silu, when: {quantized: true}, message: m, expected: e}\n",
+       "'aten.silu' in a cpu form of 'cpu_forms' is not an ATen target", "t.yaml:5:17"},
+      {"  - {id: a, op: aten.silu.default, when: {quantized: maybe}, message: m, expected: e}\n", "", "t.yaml:5:54"},
+      {"  - {id: a, op: aten.max_pool2d.default, when: {arguments_below: 0}, message: m, expected: e}\n", "",
+       "t.yaml:5:66"},
+      {"  - {id: a, op: aten.max_pool2d.default, when: {arguments_below: 3}, outcome: crash, message: m, expected: e}\n",
+       "'outcome' of a cpu form of 'cpu_forms' must be cpu or lowering_fails", "t.yaml:5:79"},
   };
   for (const Bad& b : bad) {
     DiagnosticList errs;

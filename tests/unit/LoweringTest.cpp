@@ -155,6 +155,19 @@ RunReport runOn(const std::string& file, const std::string& soc, Mode mode, cons
   return e.run(ro);
 }
 
+// Annotates a float graph of tests/data/lowering with `config` and runs it on SM8650 (its default
+// lowering path).
+RunReport annotateAndRun(const std::string& file, const std::string& config) {
+  EngineOptions o = testing::builtinOptions("htp", "SM8650");
+  Engine e(o);
+  EXPECT_TRUE(e.ok()) << e.status().message();
+  RunOptions ro;
+  ro.graphPath = kData + file;
+  ro.annotate = AnnotateOptions{};
+  ro.annotate->config = config;
+  return e.run(ro);
+}
+
 size_t count(const RunReport& r, DiagCode code, Severity sev) {
   size_t n = 0;
   for (const Diagnostic& d : r.validation.diagnostics) n += d.code == code && d.severity == sev;
@@ -163,7 +176,12 @@ size_t count(const RunReport& r, DiagCode code, Severity sev) {
 
 // A node the backend refuses goes where the path puts it, in both modes; warn mode changes
 // the exit code only. ort-qnn: the Conv was laid out as NHWC, so the session fails.
-TEST(LoweringPaths, RefusedConvFailsTheOrtSessionAndFallsBackOnExecuTorch) {
+// A refused conv fails ORT's session (its layout transform) and ExecuTorch's lowering too, for
+// another reason: the conv's quantized weight is dequantized on QNN as a graph of its own, which
+// fails (rules/lowering/executorch.yaml parameter_dequantize; lowering oracle
+// cnn_plain/executorch/16a16w/SM8350, gpt2_layer/qnnrules/8a8w/SM8850). A refused node that reads
+// no parameter falls back to CPU there (ExecuTorchHandsANumberOperandToQnnAsFloat32).
+TEST(LoweringPaths, RefusedConvFailsTheOrtSessionAndTheExecuTorchLowering) {
   for (Mode mode : {Mode::kStrict, Mode::kWarn}) {
     RunReport ort = runOn("conv_16a16w.json", "SM8350", mode, "ort-qnn");
     ASSERT_TRUE(ort.ok());
@@ -175,14 +193,137 @@ TEST(LoweringPaths, RefusedConvFailsTheOrtSessionAndFallsBackOnExecuTorch) {
     RunReport et = runOn("conv_16a16w.json", "SM8350", mode);
     ASSERT_TRUE(et.ok());
     EXPECT_EQ(et.lowering->name, "executorch");
-    EXPECT_FALSE(et.delegation.sessionFailure);
-    EXPECT_EQ(et.delegation.delegatedComputeNodes, 1u);  // relu; conv on CPU
-    ASSERT_EQ(et.delegation.fallbacks.size(), 1u);
-    EXPECT_EQ(et.graph->node(et.delegation.fallbacks[0].node).name, "conv");
-    EXPECT_EQ(et.delegation.invalidDelegatedNodes, 0u);
-    const Verdict v = judge(et.failed(), et.delegation);
-    EXPECT_EQ(v.text(), mode == Mode::kStrict ? "INVALID" : "VALID WITH CPU FALLBACK 50%");
+    ASSERT_TRUE(et.delegation.sessionFailure);
+    const SessionFailure& f = *et.delegation.sessionFailure;
+    EXPECT_EQ(et.graph->node(f.node).name, "conv");
+    EXPECT_NE(f.mark.toString().find("lowering/executorch.yaml:"), std::string::npos) << f.mark.toString();
+    EXPECT_NE(f.message.find("dequantize of a quantized parameter"), std::string::npos) << f.message;
+    EXPECT_NE(f.cause.find("'conv' runs on CPU and reads the quantized parameter 'weight'"), std::string::npos) << f.cause;
+    EXPECT_EQ(judge(et.failed(), et.delegation).text(), "SESSION FAILS");
   }
+}
+
+// ExecuTorch lifts a Python-number operand of add/sub/mul/div to a float32 tensor with no encoding
+// and QNN refuses the mix (rules/lowering/executorch.yaml number_operands_float32; lowering oracle
+// scalar_probe/qnnrules/8a8w/SM8650: h * 0.25 refused, h ** 2 delegated). ORT never sees a number.
+TEST(LoweringPaths, ExecuTorchHandsANumberOperandToQnnAsFloat32) {
+  RunReport et = runOn("mul_by_number.json", "SM8650", Mode::kStrict);
+  ASSERT_TRUE(et.ok());
+  EXPECT_EQ(et.lowering->name, "executorch");
+  ASSERT_EQ(et.validation.diagnostics.size(), 1u);
+  const Diagnostic& d = et.validation.diagnostics[0];
+  EXPECT_EQ(d.code, DiagCode::kNoMatchingVariant);
+  EXPECT_EQ(d.node, "scaled");
+  EXPECT_EQ(d.port, "in[1] other");
+  EXPECT_NE(d.actual.find("in[1] other is FLOAT_32 (not annotated)"), std::string::npos) << d.actual;
+  // The mul on CPU; pow's number is no tensor port, and `positions + 1` stays an int64 add.
+  ASSERT_EQ(et.delegation.fallbacks.size(), 1u);
+  EXPECT_EQ(et.graph->node(et.delegation.fallbacks[0].node).name, "scaled");
+
+  RunReport ort = runOn("mul_by_number.json", "SM8650", Mode::kStrict, "ort-qnn");
+  ASSERT_TRUE(ort.ok());
+  EXPECT_TRUE(ort.validation.diagnostics.empty());
+}
+
+// Our annotator lifts a number operand of a binary op to a constant before annotating it, as
+// ExecuTorch's QnnQuantizer does (LiftConstantScalarOperands in its annotation pipeline): the
+// constant is quantized like the other operand, so ExecuTorch's lowering delegates the op. The
+// constant takes the op's float dtype (an integer op's: its input's), and pow's exponent is no
+// tensor port, so it stays a number.
+TEST(LoweringPaths, AnnotationLiftsNumberOperandsOfBinaryOps) {
+  RunReport r = annotateAndRun("numbers.float.json", "8a8w");
+  ASSERT_TRUE(r.ok()) << r.status.message();
+  EXPECT_EQ(r.lowering->name, "executorch");
+  EXPECT_EQ(r.validation.errorCount(), 0u) << dump(r.validation.diagnostics);
+  EXPECT_TRUE(r.delegation.fallbacks.empty());
+  const Graph& g = *r.graph;
+  for (const char* name : {"scaled_other", "flipped_other", "shifted_other"}) {
+    SCOPED_TRACE(name);
+    std::optional<uint32_t> c = g.findNode(name);
+    ASSERT_TRUE(c);
+    const Node& n = g.node(*c);
+    EXPECT_EQ(n.kind, NodeKind::kConstant);
+    ASSERT_EQ(n.outputs.size(), 1u);
+    EXPECT_TRUE(n.outputs[0].shape.empty());
+    ASSERT_TRUE(n.outputs[0].stats);
+    EXPECT_EQ(n.outputs[0].stats->min, n.outputs[0].stats->max);
+    const Node& user = g.node(*c + 1);  // right before its consumer
+    ASSERT_EQ(user.args[1].kind, Argument::Kind::kTensor);
+    EXPECT_EQ(user.args[1].tensor.node, *c);
+  }
+  const Node& scaled = g.node(*g.findNode("scaled"));
+  EXPECT_EQ(g.node(*g.findNode("scaled_other")).outputs[0].stats->min[0], 0.25);
+  ASSERT_TRUE(scaled.args[1].qspec);
+  EXPECT_EQ(scaled.args[1].qspec->dtype, ScalarType::kUInt8);
+  const Node& shifted = g.node(*g.findNode("shifted"));
+  EXPECT_EQ(g.node(shifted.args[1].tensor.node).outputs[0].dtype, ScalarType::kInt64);
+  EXPECT_FALSE(shifted.args[1].qspec);  // integers are never quantized
+  const Node& squared = g.node(*g.findNode("squared"));
+  EXPECT_EQ(squared.args[1].kind, Argument::Kind::kInt);
+}
+
+// ExecuTorch's own forms (rules/lowering/executorch.yaml cpu_forms): a quantized silu is refused
+// (decomposed after quantization: llama_layer/qnnrules/<config>/<SoC>), a float one is not; a
+// max_pool2d without its stride fails the whole lowering (cnn_plain/<quantizer>/<config>/<SoC>),
+// naming the node, in both modes. ORT's path has neither form.
+TEST(LoweringPaths, ExecuTorchRefusesQuantizedSiluAndFailsOnMaxPoolWithoutStride) {
+  for (Mode mode : {Mode::kStrict, Mode::kWarn}) {
+    RunReport silu = runOn("silu_quantized.json", "SM8650", mode);
+    ASSERT_TRUE(silu.ok());
+    EXPECT_FALSE(silu.delegation.sessionFailure);
+    ASSERT_EQ(silu.delegation.fallbacks.size(), 1u);
+    EXPECT_EQ(silu.graph->node(silu.delegation.fallbacks[0].node).name, "act");
+    EXPECT_EQ(silu.delegation.fallbacks[0].reason, FallbackReason::kLoweringCheck);
+    ASSERT_EQ(silu.validation.diagnostics.size(), 1u);
+    EXPECT_EQ(silu.validation.diagnostics[0].code, DiagCode::kLoweringCheck);
+    EXPECT_EQ(silu.validation.diagnostics[0].actual, "quantized");
+
+    RunReport pool = runOn("max_pool_no_stride.json", "SM8650", mode);
+    ASSERT_TRUE(pool.ok());
+    ASSERT_TRUE(pool.delegation.sessionFailure);
+    const SessionFailure& f = *pool.delegation.sessionFailure;
+    EXPECT_EQ(pool.graph->node(f.node).name, "pool");
+    EXPECT_TRUE(f.byPath);
+    EXPECT_EQ(f.cause, "seen: 2 positional argument(s)");
+    EXPECT_EQ(judge(pool.failed(), pool.delegation).text(), "SESSION FAILS");
+    ASSERT_EQ(pool.validation.diagnostics.size(), 1u);
+    EXPECT_EQ(pool.validation.diagnostics[0].code, DiagCode::kLoweringFails);
+  }
+  RunReport ort = runOn("silu_quantized.json", "SM8650", Mode::kStrict, "ort-qnn");
+  ASSERT_TRUE(ort.ok());
+  EXPECT_TRUE(ort.delegation.fallbacks.empty());
+  RunReport none = runOn("max_pool_no_stride.json", "SM8650", Mode::kStrict, "none");
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none.lowering);
+  EXPECT_FALSE(none.delegation.sessionFailure);
+  EXPECT_TRUE(none.validation.diagnostics.empty());
+}
+
+// Our annotator decomposes silu, addmm and leaky_relu before annotating, as ExecuTorch's
+// QnnQuantizer does, so each piece is quantized and ExecuTorch's lowering delegates the graph.
+TEST(LoweringPaths, AnnotationDecomposesWhatExecuTorchDecomposes) {
+  RunReport r = annotateAndRun("decompose.float.json", "8a8w");
+  ASSERT_TRUE(r.ok()) << r.status.message();
+  EXPECT_EQ(r.validation.errorCount(), 0u) << dump(r.validation.diagnostics);
+  EXPECT_TRUE(r.delegation.fallbacks.empty());
+  EXPECT_FALSE(r.delegation.sessionFailure);
+  const Graph& g = *r.graph;
+  auto targetOf = [&](const char* name) {
+    std::optional<uint32_t> i = g.findNode(name);
+    return i ? std::string(g.target(g.node(*i))) : std::string("(none)");
+  };
+  EXPECT_EQ(targetOf("fc_mm"), "aten.mm.default");
+  EXPECT_EQ(targetOf("fc"), "aten.add.Tensor");
+  EXPECT_EQ(targetOf("act_sigmoid"), "aten.sigmoid.default");
+  EXPECT_EQ(targetOf("act"), "aten.mul.Tensor");
+  EXPECT_EQ(targetOf("leaky"), "aten.prelu.default");
+  const Node& slope = g.node(*g.findNode("leaky_slope"));
+  EXPECT_EQ(slope.kind, NodeKind::kConstant);
+  ASSERT_TRUE(slope.outputs[0].stats);
+  EXPECT_EQ(slope.outputs[0].stats->min[0], 0.1);
+  const Node& act = g.node(*g.findNode("act"));
+  ASSERT_TRUE(act.args[1].qspec);  // the sigmoid's output, read by the mul, is quantized
+  EXPECT_EQ(act.args[1].qspec->dtype, ScalarType::kUInt8);
 }
 
 TEST(LoweringPaths, SameConvRunsOnV73) {

@@ -19,7 +19,13 @@ namespace {
 using namespace qnnrules::testing;  // NOLINT
 using json = nlohmann::json;
 
-Engine openEngine(const std::string& backend, const std::string& socName) { return builtinEngine(backend, socName); }
+// No lowering path: what the rules and the annotator say of a node, not what a path does to it
+// first (ExecuTorch decomposes a quantized softplus and refuses it: rules/lowering/executorch.yaml).
+Engine openEngine(const std::string& backend, const std::string& socName) {
+  EngineOptions o = builtinOptions(backend, socName);
+  o.lowering = "none";
+  return Engine(o);
+}
 
 // The tensor dtype a port is fed with: float when some variant quantizes or floats it (the
 // annotator decides), else the integer or bool type the rule takes (indices, masks).

@@ -97,7 +97,7 @@ std::optional<int> parseCommandLine(int argc, char** argv, CliOptions& o) {
                   ->capture_default_str();
   app.add_option("--lowering", o.lowering,
                  "the path the graph takes to the backend: ort-qnn (ONNX Runtime's QNN EP; default for .onnx), "
-                 "executorch (default for .pt2 and JSON); rules/lowering/")
+                 "executorch (default for .pt2 and JSON), none (the graph as the backend sees it); rules/lowering/")
       ->transform(lowerCase);
   auto* strict = app.add_flag("--strict", o.strict, "violations are errors, exit 1 (default)");
   app.add_flag("--warn", o.warn, "report violations as warnings, exit 0")->excludes(strict);

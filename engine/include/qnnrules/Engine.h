@@ -43,7 +43,8 @@ struct EngineOptions {
   std::vector<std::string> backendOptions;
   std::optional<bool> requireFullDelegation;     // default: the backend's policy (LPAI: required)
   // The lowering path the graph will take (rules/lowering/<name>.yaml: "ort-qnn", "executorch");
-  // empty: the path that is the default for the graph's source (ONNX: ort-qnn, else executorch).
+  // empty: the path that is the default for the graph's source (ONNX: ort-qnn, else executorch);
+  // "none": no path, the graph judged as the backend would see it (what rule fixtures check).
   std::string lowering;
 };
 
@@ -95,8 +96,10 @@ class Engine {
   ValidationResult validate(const Graph& graph) const;
 
   // Annotates `graph` in place from a quantization config (and an optional recipe), following
-  // this backend's rules; validate() afterwards. On a bad config or recipe the result's status
-  // says why and the graph is untouched.
+  // this backend's rules; validate() afterwards. The graph first takes the forms ExecuTorch's
+  // QnnQuantizer annotates (silu, addmm, leaky_relu decomposed; number operands lifted to
+  // constants: docs/annotation.md), so nodes may be added and indices move. On a bad config or
+  // recipe the result's status says why and the graph is untouched.
   AnnotateResult annotate(Graph& graph, const AnnotateOptions& options) const;
 
   // run() on an in-memory graph, as validation plus delegation report (strict mode: invalid

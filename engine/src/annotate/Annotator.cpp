@@ -6,6 +6,8 @@
 #include <cstdio>
 
 #include "AnnotatorState.h"
+#include "Decompose.h"
+#include "LiftNumbers.h"
 
 namespace qnnrules {
 
@@ -352,6 +354,10 @@ AnnotateResult annotateGraph(Graph& graph, const RuleSet& rules, const QuantConf
       }
   result.config = sel.text();
   result.qat = sel.qat;
+  // Before any spec is written, the graph takes the forms ExecuTorch's QnnQuantizer annotates:
+  // decomposed ops, then numbers lifted to constants (annotated like the operand they stand for).
+  annotator_detail::decomposeForAnnotation(graph, rules);
+  annotator_detail::liftNumberOperands(graph, rules);
   annotator_detail::Annotator a(graph, rules, configs, recipe, options, result);
   a.run(sel);
   return result;

@@ -80,8 +80,12 @@ std::string formatDelegationText(const Graph& graph, const DelegationReport& r) 
   for (const auto& [node, what] : r.cpuConversions) s += "  on CPU by " + r.backend + " policy: " + what + "\n";
   if (r.sessionFailure) {
     const Node& n = graph.node(r.sessionFailure->node);
-    s += fmt::format("  error[session-failure]: node '{}' ({}): {}; the backend refuses it: {}\n", n.name,
-                     graph.sourceOp(n), r.sessionFailure->message, r.sessionFailure->cause);
+    if (r.sessionFailure->byPath)  // the path's own failure: what it saw, not a refusal by the backend
+      s += fmt::format("  error[session-failure]: node '{}' ({}): {} ({})\n", n.name, graph.sourceOp(n),
+                       r.sessionFailure->message, r.sessionFailure->cause);
+    else
+      s += fmt::format("  error[session-failure]: node '{}' ({}): {}; the backend refuses it: {}\n", n.name,
+                       graph.sourceOp(n), r.sessionFailure->message, r.sessionFailure->cause);
   }
   if (r.fullDelegationRequired) {
     s += std::string("full delegation: required, ") + (r.ok() ? "satisfied" : "NOT satisfied") + "\n";

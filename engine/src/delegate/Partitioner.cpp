@@ -18,7 +18,8 @@ FallbackReason reasonOf(DiagCode code) {
     case DiagCode::kUnsupportedOp: return FallbackReason::kUnsupported;
     case DiagCode::kArchGate: return FallbackReason::kArchGate;
     case DiagCode::kDynamicShape: return FallbackReason::kDynamicShape;
-    case DiagCode::kLoweringCheck: return FallbackReason::kLoweringCheck;
+    case DiagCode::kLoweringCheck:
+    case DiagCode::kLoweringFails: return FallbackReason::kLoweringCheck;
     default: return FallbackReason::kConstraint;
   }
 }
@@ -179,8 +180,14 @@ class Partitioner {
   void finish();
   void checkFullDelegation();
   void fallback(uint32_t node, FallbackReason reason, const Diagnostic* d, std::string message = {});
-  // The first refused node whose refusal the lowering path turns into a failed session.
-  void noteSessionFailure(uint32_t node, const Rule& rule);
+  // The first refused node whose refusal the lowering path turns into a failed session;
+  // `byPathCheck`: the path refused it itself (cpu_forms), not the backend.
+  void noteSessionFailure(uint32_t node, const Rule& rule, bool byPathCheck = false);
+  // A CPU node reading a quantized parameter whose dequantize the backend cannot build
+  // (LoweringPath::parameterDequantize*): the whole lowering fails.
+  void noteParameterDequantize();
+  // A form the lowering path itself fails on (DiagCode::kLoweringFails): the whole lowering fails.
+  void noteLoweringFailure(uint32_t node, const Rule& rule, const Diagnostic& err);
   // The variant whose arch gate `err` reports when QNN applies it at graph finalize, or nullptr.
   static const Variant* finalizeGate(const Rule& rule, const Diagnostic* err);
   void noteFinalizeFailure(uint32_t node, const Rule& rule, const SourceMark& mark, const Diagnostic& err);
@@ -233,7 +240,9 @@ void Partitioner::classify() {
     // A shape known only at run time, or a form the path refuses itself, keeps the node off the
     // backend before it is asked (the EP's GetCapability): that is its reason whatever else is
     // wrong with it.
-    const auto beforeBackend = [](DiagCode c) { return c == DiagCode::kDynamicShape || c == DiagCode::kLoweringCheck; };
+    const auto beforeBackend = [](DiagCode c) {
+      return c == DiagCode::kDynamicShape || c == DiagCode::kLoweringCheck || c == DiagCode::kLoweringFails;
+    };
     if (idx && (firstError_[*idx] < 0 ||
                 (beforeBackend(d.code) && !beforeBackend(validation_.diagnostics[firstError_[*idx]].code))))
       firstError_[*idx] = static_cast<int32_t>(i);
@@ -313,6 +322,12 @@ void Partitioner::classify() {
     // fail the session.
     if (nd.placement == Placement::kCpu && rule && (nd.reason == FallbackReason::kConstraint || nd.reason == FallbackReason::kArchGate))
       noteSessionFailure(i, *rule);
+    // The path's own refusal: a form it fails on fails the lowering; a refused op it asked not to
+    // decompose fails it too (ExecuTorch), whichever check refused it.
+    if (nd.placement == Placement::kCpu && rule && nd.reason == FallbackReason::kLoweringCheck) {
+      if (err && err->code == DiagCode::kLoweringFails) noteLoweringFailure(i, *rule, *err);
+      else noteSessionFailure(i, *rule, /*byPathCheck=*/true);
+    }
   }
   noteNonFiniteScales();
 }
@@ -365,11 +380,56 @@ void Partitioner::noteFinalizeFailure(uint32_t node, const Rule& rule, const Sou
   r_.sessionFailure = std::move(s);
 }
 
-void Partitioner::noteSessionFailure(uint32_t node, const Rule& rule) {
+void Partitioner::noteParameterDequantize() {
+  const BoundLowering* lowering = options_.lowering;
+  if (!lowering || !lowering->path->parameterDequantizeFails || r_.sessionFailure) return;
+  for (uint32_t i = 0; i < r_.nodes.size(); ++i) {
+    if (r_.nodes[i].role != NodeRole::kCompute || r_.nodes[i].placement != Placement::kCpu) continue;
+    const Node& n = g_.node(i);
+    for (const Argument& a : n.args) {
+      if (a.kind != Argument::Kind::kTensor || !a.qspec || a.qspec->isShared() || isFloatType(a.qspec->dtype)) continue;
+      const Node& param = g_.node(a.tensor.node);
+      // A weight, or a constant tensor (a frozen parameter of a .pt2 is one).
+      if (param.kind != NodeKind::kParameter && param.kind != NodeKind::kConstant) continue;
+      const Rule* rule = facts_.ruleOf(n);
+      SessionFailure s;
+      s.node = i;
+      s.message = lowering->path->parameterDequantizeMessage;
+      s.cause = "'" + n.name + "' runs on CPU and reads the quantized parameter '" + param.name + "' (" +
+                describeQuantSpec(*a.qspec, false) + ")";
+      s.ruleId = rule ? rule->id : std::string();
+      s.mark = lowering->path->parameterDequantizeMark;
+      s.byPath = true;
+      r_.sessionFailure = std::move(s);
+      return;
+    }
+  }
+}
+
+void Partitioner::noteLoweringFailure(uint32_t node, const Rule& rule, const Diagnostic& err) {
+  if (r_.sessionFailure) return;
+  SessionFailure s;
+  s.node = node;
+  s.message = err.message;
+  s.cause = "seen: " + err.actual;
+  s.ruleId = rule.id;
+  s.mark = err.mark;
+  s.byPath = true;
+  r_.sessionFailure = std::move(s);
+}
+
+void Partitioner::noteSessionFailure(uint32_t node, const Rule& rule, bool byPathCheck) {
   const BoundLowering* lowering = options_.lowering;
   if (!lowering || r_.sessionFailure) return;
   const auto index = static_cast<size_t>(&rule - rules_.rules().data());
-  if (index >= lowering->sessionFailureRule.size() || !lowering->sessionFailureRule[index]) return;
+  // ORT's layout-sensitive ops fail the session only when QNN refuses them; its own checks
+  // (cpu_forms) keep them on CPU before layout.
+  const bool byRule = !byPathCheck && index < lowering->sessionFailureRule.size() && lowering->sessionFailureRule[index];
+  const std::vector<std::string>& ops = lowering->path->sessionFailureOps;
+  const Node& n = g_.node(node);
+  // Only a refused node gets here: comparing its target with the list costs nothing elsewhere.
+  const bool byOp = !ops.empty() && std::find(ops.begin(), ops.end(), g_.target(n)) != ops.end();
+  if (!byRule && !byOp) return;
   const Fallback& f = r_.fallbacks.back();
   SessionFailure s;
   s.node = node;
@@ -497,6 +557,7 @@ DelegationReport Partitioner::run() {
   for (PolicyPlacement& c : policy_->cpuConversions(g_, users_))
     r_.cpuConversions.emplace_back(c.node, std::move(c.reason));
   classify();
+  noteParameterDequantize();
   partition();
   placeFollowers();
   finish();

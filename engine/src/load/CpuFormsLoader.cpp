@@ -11,7 +11,7 @@ namespace {
 
 using namespace strictyaml;  // NOLINT(google-build-using-namespace): the shared strict-YAML helpers
 
-constexpr std::array<std::string_view, 7> kFormKeys = {"id", "op", "when", "message", "expected", "hint", "source"};
+constexpr std::array<std::string_view, 8> kFormKeys = {"id", "op", "when", "message", "expected", "hint", "source", "outcome"};
 constexpr std::array<std::string_view, 6> kTestKeys = {"default", "in", "not_in", "last_axis", "form", "not_form"};
 
 // A scalar attribute value: a number (ONNX INT or FLOAT) or a string.
@@ -57,9 +57,19 @@ void ranks(StrictYamlReader& r, const YAML::Node& v, const std::string& what, st
     if (auto x = r.integer(item, what, 0, 64)) out.push_back(static_cast<int>(*x));
 }
 
-std::optional<std::string> onnxOp(StrictYamlReader& r, const YAML::Node& v, const std::string& scope) {
+std::optional<std::string> formOp(StrictYamlReader& r, const YAML::Node& v, const std::string& scope) {
   auto s = r.str(v, "'op' of " + scope);
   if (!s) return std::nullopt;
+  // An ATen target, as a .pt2 names it: "aten.<op>.<overload>".
+  if (std::string_view(*s).starts_with("aten.")) {
+    const size_t dot = s->find('.', 5);
+    if (dot == std::string::npos || dot == 5 || dot + 1 == s->size() || s->find('.', dot + 1) != std::string::npos) {
+      r.error(DiagCode::kInvalidValue, r.mark(v), "'" + clip(*s) + "' in " + scope + " is not an ATen target",
+              "aten.<op>.<overload> (e.g. aten.silu.default)", clip(*s));
+      return std::nullopt;
+    }
+    return *s;
+  }
   constexpr std::string_view kContrib = "com.microsoft::";
   const bool contrib = std::string_view(*s).starts_with(kContrib);
   const std::span<const std::string_view> known = contrib ? onnxContribOpTypes() : onnxDefaultDomainOpTypes();
@@ -132,7 +142,7 @@ void readForm(StrictYamlReader& r, const YAML::Node& v, std::vector<CpuForm>& ou
   std::string source;
   text("source", source, false);  // where the check is written (a comment the loader keeps out of reports)
   if (const Entry* x = m.get("op")) {
-    if (auto op = onnxOp(r, x->value, scope)) f.onnxOp = *op;
+    if (auto op = formOp(r, x->value, scope)) f.op = *op;
   } else {
     r.missing(v, m, scope, "op");
   }
@@ -143,13 +153,29 @@ void readForm(StrictYamlReader& r, const YAML::Node& v, std::vector<CpuForm>& ou
         ranks(r, a.value, "'rank' of 'when' of " + scope, f.ranks);
         continue;
       }
+      if (a.key == "quantized") {  // not an attribute: whether a port of the node is quantized
+        if (auto b = r.boolean(a.value, "'quantized' of 'when' of " + scope)) f.quantized = *b;
+        continue;
+      }
+      if (a.key == "arguments_below") {  // not an attribute: the count of positional arguments
+        if (auto n = r.integer(a.value, "'arguments_below' of 'when' of " + scope, 1, 64)) f.argumentsBelow = static_cast<int>(*n);
+        continue;
+      }
       if (auto t = test(r, a, "'when' of " + scope)) f.when.push_back(std::move(*t));
     }
-    if (w.valid && f.when.empty() && f.ranks.empty())
+    if (w.valid && f.when.empty() && f.ranks.empty() && !f.quantized && f.argumentsBelow == 0)
       r.error(DiagCode::kMissingKey, r.mark(x->value), "'when' of " + scope + " names no attribute", "an attribute test",
               "none");
   } else {
     r.missing(v, m, scope, "when");
+  }
+  if (const Entry* x = m.get("outcome")) {
+    if (auto s = r.str(x->value, "'outcome' of " + scope)) {
+      if (*s == "lowering_fails") f.failsLowering = true;
+      else if (*s != "cpu")
+        r.error(DiagCode::kInvalidValue, r.mark(x->value), "'outcome' of " + scope + " must be cpu or lowering_fails",
+                "cpu or lowering_fails", clip(*s));
+    }
   }
   for (const CpuForm& other : out)
     if (!f.id.empty() && other.id == f.id)

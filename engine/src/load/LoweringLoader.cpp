@@ -13,13 +13,15 @@ namespace {
 
 using namespace strictyaml;  // NOLINT(google-build-using-namespace): the shared strict-YAML helpers
 
-constexpr std::array<std::string_view, 12> kTopKeys = {"version",          "lowering",         "description",
+constexpr std::array<std::string_view, 14> kTopKeys = {"version",          "lowering",         "description",
                                                       "default_for",      "session_failure",  "noop_conversions",
                                                       "ungrouped_qdq_nodes", "dynamic_shapes",
                                                       "rank6_reshape_transpose", "quantized_constants", "cpu_forms",
-                                                      "rewrites"};
-constexpr std::array<std::string_view, 2> kSessionKeys = {"onnx_ops", "message"};
+                                                      "rewrites", "number_operands_float32",
+                                                      "parameter_dequantize"};
+constexpr std::array<std::string_view, 3> kSessionKeys = {"onnx_ops", "ops", "message"};
 constexpr std::array<std::string_view, 2> kDynamicShapeKeys = {"nodes", "message"};
+constexpr std::array<std::string_view, 2> kDequantizeKeys = {"outcome", "message"};
 constexpr std::array<std::string_view, 9> kRewriteKeys = {"id",  "rules", "targets", "when", "static",
                                                           "scales_differ", "port", "set", "says"};
 constexpr std::array<std::string_view, 6> kSetKeys = {"dtype", "symmetric", "scale", "offset", "float", "encoding_of"};
@@ -50,9 +52,12 @@ class LoweringLoader : public StrictYamlReader {
     readChoice(top, "noop_conversions", "merge_encodings", "keep_encodings", p.mergeEncodingsAcrossNoOps);
     readChoice(top, "ungrouped_qdq_nodes", "float", "as_read", p.floatUngroupedQdq);
     if (const Entry* e = top.get("dynamic_shapes")) readDynamicShapes(*e, p);
+    if (const Entry* e = top.get("parameter_dequantize")) readParameterDequantize(*e, p);
     readChoice(top, "rank6_reshape_transpose", "fuse", "as_read", p.fuseRank6ReshapeTranspose);
     readChoice(top, "quantized_constants", "computed", "folded", p.computesQuantizedConstants);
     if (const Entry* e = top.get("cpu_forms")) readCpuForms(*this, e->value, p.cpuForms);
+    if (const Entry* e = top.get("number_operands_float32"))
+      p.numberOperandFloatRules = strings(e->value, "'number_operands_float32'");
     if (const Entry* e = top.get("rewrites")) {
       if (!e->value.IsSequence()) {
         error(DiagCode::kWrongType, mark(e->value), "'rewrites' must be a list of rewrites", "a list",
@@ -94,7 +99,8 @@ class LoweringLoader : public StrictYamlReader {
     if (!m.valid) return;
     p.sessionFailureMark = mark(e.keyNode);
     if (const Entry* x = m.get("onnx_ops")) p.sessionFailureOnnxOps = strings(x->value, "'onnx_ops'");
-    else missing(e.value, m, "'session_failure'", "onnx_ops");
+    if (const Entry* x = m.get("ops")) p.sessionFailureOps = strings(x->value, "'ops'");
+    if (!m.get("onnx_ops") && !m.get("ops")) missing(e.value, m, "'session_failure'", "onnx_ops");
     if (const Entry* x = m.get("message")) {
       if (auto s = str(x->value, "'message' of 'session_failure'")) p.sessionFailureMessage = *s;
     } else {
@@ -135,6 +141,28 @@ class LoweringLoader : public StrictYamlReader {
       }
     } else {
       missing(e.value, m, "'dynamic_shapes'", "message");
+    }
+  }
+
+  // parameter_dequantize: {outcome: lowering_fails, message: ...}
+  void readParameterDequantize(const Entry& e, LoweringPath& p) {
+    Map m = readMap(e.value, "'parameter_dequantize'", kDequantizeKeys);
+    if (!m.valid) return;
+    p.parameterDequantizeMark = mark(e.keyNode);
+    if (const Entry* x = m.get("outcome")) {
+      if (auto s = str(x->value, "'outcome' of 'parameter_dequantize'")) {
+        if (*s == "lowering_fails") p.parameterDequantizeFails = true;
+        else if (*s != "delegated")
+          error(DiagCode::kInvalidValue, mark(x->value), "'outcome' of 'parameter_dequantize' must be lowering_fails or delegated",
+                "lowering_fails or delegated", clip(*s));
+      }
+    } else {
+      missing(e.value, m, "'parameter_dequantize'", "outcome");
+    }
+    if (const Entry* x = m.get("message")) {
+      if (auto s = str(x->value, "'message' of 'parameter_dequantize'")) p.parameterDequantizeMessage = *s;
+    } else {
+      missing(e.value, m, "'parameter_dequantize'", "message");
     }
   }
 

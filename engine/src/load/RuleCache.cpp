@@ -30,7 +30,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // Bump when a stored type or the layout changes: files of another version are ignored.
-constexpr uint32_t kFormatVersion = 12;  // 12: the slot (which backend or table) in the header; 4: hardware columns (SoC versions, gates) as data; 5: kind values; 6: a manifest's `default`, the default backend; 7: lowering paths; 8: rank limits, rewrite targets; 9: empty tensors; 10: non-finite scales, a path computing quantized constants; 11: cpu_forms
+constexpr uint32_t kFormatVersion = 13;  // 13: number_operands_float32, session_failure ops, ATen cpu_forms; 12: the slot (which backend or table) in the header; 4: hardware columns (SoC versions, gates) as data; 5: kind values; 6: a manifest's `default`, the default backend; 7: lowering paths; 8: rank limits, rewrite targets; 9: empty tensors; 10: non-finite scales, a path computing quantized constants; 11: cpu_forms
 constexpr char kMagic[8] = {'Q', 'N', 'N', 'R', 'C', 'A', 'C', 'H'};
 // magic, format version, digest, payload checksum, payload size, then the slot's name (its
 // length, then its bytes: "backend-htp", "socs"), so a file copied under another slot's name

@@ -148,15 +148,17 @@ void fields(A& a, R& t) {
 template <typename A, typename R>
   requires std::is_same_v<std::remove_const_t<R>, CpuForm>
 void fields(A& a, R& f) {
-  a(f.id), a(f.onnxOp), a(f.ranks), a(f.when), a(f.message), a(f.expected), a(f.hint), a(f.mark);
+  a(f.id), a(f.op), a(f.ranks), a(f.when), a(f.quantized), a(f.argumentsBelow), a(f.failsLowering), a(f.message), a(f.expected),
+      a(f.hint), a(f.mark);
 }
 
 template <typename A, typename R>
   requires std::is_same_v<std::remove_const_t<R>, LoweringPath>
 void fields(A& a, R& p) {
-  a(p.name), a(p.description), a(p.defaultFor), a(p.sessionFailureOnnxOps), a(p.sessionFailureMessage),
+  a(p.name), a(p.description), a(p.defaultFor), a(p.sessionFailureOnnxOps), a(p.sessionFailureOps), a(p.sessionFailureMessage),
       a(p.sessionFailureMark), a(p.rewrites), a(p.mergeEncodingsAcrossNoOps), a(p.floatUngroupedQdq),
-      a(p.dynamicShapesMessage), a(p.dynamicShapesMark), a(p.fuseRank6ReshapeTranspose), a(p.computesQuantizedConstants), a(p.cpuForms), a(p.mark),
+      a(p.dynamicShapesMessage), a(p.dynamicShapesMark), a(p.fuseRank6ReshapeTranspose), a(p.computesQuantizedConstants), a(p.cpuForms),
+      a(p.numberOperandFloatRules), a(p.parameterDequantizeFails), a(p.parameterDequantizeMessage), a(p.parameterDequantizeMark), a(p.mark),
       a(p.origin);
 }
 
@@ -184,8 +186,8 @@ static_assert(sizeof(EnumChoice) == 40, "a field of EnumChoice changed: list it 
 static_assert(sizeof(OptionSpec) == 144, "a field of OptionSpec changed: list it in fields() above");
 static_assert(sizeof(LoweringRewrite) == 352, "a field of LoweringRewrite changed: list it in fields() above");
 static_assert(sizeof(AttributeTest) == 232, "a field of AttributeTest changed: list it in fields() above");
-static_assert(sizeof(CpuForm) == 232, "a field of CpuForm changed: list it in fields() above");
-static_assert(sizeof(LoweringPath) == 344, "a field of LoweringPath changed: list it in fields() above");
+static_assert(sizeof(CpuForm) == 248, "a field of CpuForm changed: list it in fields() above");
+static_assert(sizeof(LoweringPath) == 456, "a field of LoweringPath changed: list it in fields() above");
 #endif
 
 }  // namespace qnnrules::rulecache

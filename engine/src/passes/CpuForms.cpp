@@ -44,6 +44,20 @@ int rankOfInput0(const Graph& g, const Node& n) {
   return n.outputs.empty() ? -1 : static_cast<int>(n.outputs[0].shape.size());
 }
 
+// Whether an input edge or an output of the node carries a quantized encoding (a spec shared with
+// another port counts: it names a quantized one).
+bool hasQuantizedPort(const Node& n) {
+  auto quantized = [](const OptionalBox<QuantSpec>& q) { return q && (q->isShared() || !isFloatType(q->dtype)); };
+  for (const Argument& a : n.args) {
+    if (quantized(a.qspec)) return true;
+    for (const Argument& e : a.list)
+      if (quantized(e.qspec)) return true;
+  }
+  for (const TensorMeta& m : n.outputs)
+    if (quantized(m.qspec)) return true;
+  return false;
+}
+
 bool contains(const std::vector<double>& xs, double x) { return std::find(xs.begin(), xs.end(), x) != xs.end(); }
 bool contains(const std::vector<std::string>& xs, std::string_view x) {
   return std::find(xs.begin(), xs.end(), x) != xs.end();
@@ -106,21 +120,29 @@ DiagnosticList checkCpuForms(const GraphFacts& facts, const PruneResult& pruned,
   bool any = false;
   for (size_t t = 0; t < g.targets().size(); ++t)
     for (const CpuForm& f : path.cpuForms)
-      if (g.targets()[t] == f.onnxOp) formsOf[t].push_back(&f), any = true;
+      if (g.targets()[t] == f.op) formsOf[t].push_back(&f), any = true;
   if (!any) return out;
   for (uint32_t i = 0; i < g.nodes().size(); ++i) {
     const Node& node = g.nodes()[i];
-    if (node.sourceId == Node::kNoTarget || formsOf[node.sourceId].empty()) continue;
+    // The op the user's file names: an ONNX node's source op, a .pt2 node's own target.
+    const uint32_t op = node.sourceId != Node::kNoTarget ? node.sourceId : node.targetId;
+    if (op == Node::kNoTarget || formsOf[op].empty()) continue;
     const Rule* rule = facts.ruleOf(node);
     if (!rule || rule->kind != RuleKind::kOp || pruned.of(i) != PruneKind::kKept) continue;
-    for (const CpuForm* f : formsOf[node.sourceId]) {
+    for (const CpuForm* f : formsOf[op]) {
       const int r = f->ranks.empty() ? -1 : rankOfInput0(g, node);
       if (!f->ranks.empty() && std::find(f->ranks.begin(), f->ranks.end(), r) == f->ranks.end()) continue;
+      if (f->quantized && hasQuantizedPort(node) != *f->quantized) continue;
+      if (f->argumentsBelow > 0 && node.args.size() >= static_cast<size_t>(f->argumentsBelow)) continue;
       if (!std::all_of(f->when.begin(), f->when.end(), [&](const AttributeTest& t) { return meets(g, node, t, nullptr); }))
         continue;
       std::string seen = r >= 0 ? fmt::format("input 0 of rank {}", r) : std::string();
+      auto add = [&](const std::string& s) { seen += (seen.empty() ? "" : ", ") + s; };
+      if (f->quantized) add(*f->quantized ? "quantized" : "not quantized");
+      if (f->argumentsBelow > 0) add(fmt::format("{} positional argument(s)", node.args.size()));
       for (const AttributeTest& t : f->when) meets(g, node, t, &seen);
-      Diagnostic d = pathRefusal(g, i, *rule, DiagCode::kLoweringCheck, f->mark, f->message);
+      Diagnostic d = pathRefusal(g, i, *rule, f->failsLowering ? DiagCode::kLoweringFails : DiagCode::kLoweringCheck,
+                                 f->mark, f->message);
       d.expected = f->expected;
       d.actual = seen;
       d.hint = f->hint;

@@ -137,6 +137,9 @@ BoundLowering bindLowering(const LoweringPath& path, const RuleSet& rules, Diagn
       if (std::find(path.sessionFailureOnnxOps.begin(), path.sessionFailureOnnxOps.end(), m.opType) !=
           path.sessionFailureOnnxOps.end())
         out.sessionFailureRule[i] = 1;
+  for (const std::string& id : path.numberOperandFloatRules)
+    for (const Rule& r : all)
+      if (r.id == id) out.numberOperandFloatRules.push_back(&r);
   auto portError = [&](const LoweringRewrite& rw, const Rule& rule, const std::string& port) {
     Diagnostic d;
     d.code = DiagCode::kUnknownPort;

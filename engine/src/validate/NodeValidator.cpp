@@ -1,5 +1,6 @@
 #include "NodeValidator.h"
 
+#include <algorithm>
 #include <bit>
 #include <cctype>
 
@@ -13,8 +14,27 @@ NodeValidator::NodeValidator(const Graph& g, const SharedRoots& roots, const Soc
   unsupportedPrefix_ += ": ";
 }
 
+// The dtype the lowering path gives a number it lifts (ExecuTorch's LiftConstantScalarOperands):
+// the node's output dtype when that is a float (a quantized node's too: the number carries no
+// encoding), else its first tensor input's, so `positions + 1` stays an integer op.
+ScalarType NodeValidator::numberOperandType(const Node& node) const {
+  if (!node.outputs.empty() && isFloatType(node.outputs[0].dtype)) return node.outputs[0].dtype;
+  for (const Argument& a : node.args)
+    if (a.kind == Argument::Kind::kTensor) {
+      const Node& p = g_.node(a.tensor.node);
+      if (a.tensor.output < p.outputs.size()) return p.outputs[a.tensor.output].dtype;
+    }
+  return ScalarType::kFloat32;
+}
+
 bool NodeValidator::bind(const Node& node, const Rule& rule) {
   bound_.clear();
+  // A Python number where the rule declares a tensor port: the lowering path may hand it to QNN
+  // as a float32 static tensor with no encoding (ValidateOptions::numberOperandFloatRules).
+  const bool numbersAreFloatTensors =
+      !opt_.numberOperandFloatRules.empty() &&
+      std::find(opt_.numberOperandFloatRules.begin(), opt_.numberOperandFloatRules.end(), &rule) !=
+          opt_.numberOperandFloatRules.end();
   for (int p = 0; p < static_cast<int>(rule.ports.size()); ++p) {
     const PortDecl& decl = rule.ports[p];
     size_t before = bound_.size();
@@ -38,6 +58,13 @@ bool NodeValidator::bind(const Node& node, const Rule& rule) {
           bound_.push_back(b);
         };
         if (arg.kind == Argument::Kind::kTensor) add(arg, -1);
+        if (numbersAreFloatTensors && (arg.kind == Argument::Kind::kFloat || arg.kind == Argument::Kind::kInt)) {
+          BoundTensor b;
+          b.port = p;
+          b.position = static_cast<int>(a);
+          b.type = portTypeOf(numberOperandType(node));
+          bound_.push_back(b);
+        }
         // A 1M-way cat: room for the list and for a tensor per port still to bind (its output),
         // so that no push regrows (and copies) a million bound tensors.
         if (arg.kind == Argument::Kind::kList) bound_.reserve(bound_.size() + arg.list.size() + rule.ports.size());

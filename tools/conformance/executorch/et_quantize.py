@@ -21,6 +21,8 @@ CONFIGS = {
     "16a16w": "use_16a16w",
     "16a4w": "use_16a4w",
     "16a4w_block": "use_16a4w_block",
+    "8a8w_qat": "use_8a8w",    # with is_qat=True (quantizer_for)
+    "16a8w_qat": "use_16a8w",
 }
 BLOCK = 32  # the block size qnnrules's 16a4w_block config uses (rules/quant_configs.yaml)
 SOC = "SM8650"
@@ -125,7 +127,8 @@ def quantizer_for(config, gm, backend="htp", soc=SOC):
     kind = {"htp": QnnExecuTorchBackendType.kHtpBackend, "lpai": QnnExecuTorchBackendType.kLpaiBackend}[backend]
     q = QnnQuantizer(backend=kind, soc_model=getattr(QcomChipset, soc))
     q.add_custom_quant_annotations(())
-    q.set_default_quant_config(getattr(QuantDtype, CONFIGS[config]), is_qat=False, is_conv_per_channel=True,
+    q.set_default_quant_config(getattr(QuantDtype, CONFIGS[config]), is_qat=config.endswith("_qat"),
+                               is_conv_per_channel=True,
                                is_linear_per_channel=True, is_embedding_per_channel=False,
                                act_observer=MovingAverageMinMaxObserver, act_symmetric=False, eps=None)
     q.set_submodule_qconfig_list([])

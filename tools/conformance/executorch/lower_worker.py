@@ -70,6 +70,28 @@ def _scale_bias(gm, factor):
     return changed
 
 
+def _train_qat(gm, q, batches, quantizer):
+    """prepare_qat_pt2e (torchao's for ExecuTorch's quantizer, qnnrules.torch's for ours, as each
+    documents it), a few SGD steps on the output's mean square (seeded batches: the fake-quantize
+    observers and the BatchNorm statistics move), then the module in eval mode, ready to convert."""
+    import torch
+    from torchao.quantization.pt2e import move_exported_model_to_eval
+    if quantizer == "executorch":
+        from torchao.quantization.pt2e.quantize_pt2e import prepare_qat_pt2e
+    else:
+        from qnnrules.torch import prepare_qat_pt2e
+    gm = prepare_qat_pt2e(gm, q)
+    opt = torch.optim.SGD(gm.parameters(), lr=1e-3)
+    for batch in batches:
+        out = gm(*batch)
+        out = out[0] if isinstance(out, (tuple, list)) else out
+        loss = out.float().pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return move_exported_model_to_eval(gm)
+
+
 def quantize(model, quantizer, config, out, bias_scale=None):
     import torch
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
@@ -84,10 +106,13 @@ def quantize(model, quantizer, config, out, bias_scale=None):
         import qnnrules.torch as qt
         from run import QNNRULES_CONFIG
         q = qt.Quantizer(backend="htp", soc="SM8650", config=QNNRULES_CONFIG[config])
-    gm = prepare_pt2e(gm, q)
-    with torch.no_grad():
-        for batch in lower_models.calibration(model):
-            gm(*batch)
+    if config.endswith("_qat"):
+        gm = _train_qat(gm, q, lower_models.calibration(model), quantizer)
+    else:
+        gm = prepare_pt2e(gm, q)
+        with torch.no_grad():
+            for batch in lower_models.calibration(model):
+                gm(*batch)
     gm = convert_pt2e(gm)
     changed = _scale_bias(gm, bias_scale) if bias_scale else []
     ep = torch.export.export(gm, args, strict=False)

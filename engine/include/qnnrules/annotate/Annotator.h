@@ -60,7 +60,8 @@ struct AnnotateResult {
   bool ok() const { return status.isOk() && countSeverity(diagnostics, Severity::kError) == 0; }
 };
 
-// Annotates `graph` in place with already-loaded pieces (Engine::annotate loads them).
+// Annotates `graph` in place with already-loaded pieces (Engine::annotate loads them), after giving
+// it the forms ExecuTorch's QnnQuantizer annotates (nodes added: docs/annotation.md).
 // `recipe` may be null. Only options.strict and options.explainNode are read here.
 AnnotateResult annotateGraph(Graph& graph, const RuleSet& rules, const QuantConfigTable& configs,
                              const ConfigSelection& selection, const Recipe* recipe,

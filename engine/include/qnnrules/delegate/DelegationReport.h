@@ -69,7 +69,8 @@ struct Fallback {
 struct SessionFailure {
   uint32_t node = 0;
   std::string message;  // what the path does (the lowering file's sentence)
-  std::string cause;    // why the backend refuses the node (its fallback message)
+  std::string cause;    // why the backend refuses the node (its fallback message), or what the path fails on
+  bool byPath = false;  // the path itself fails (a cpu form's lowering_fails, parameter_dequantize)
   std::string ruleId;
   SourceMark mark;      // the lowering file's session_failure entry
 };

@@ -72,14 +72,23 @@ struct AttributeTest {
   bool formNegated = false;                   // `not_form`: the value must fail it
 };
 
-// A form of an ONNX op the path keeps on CPU by its own check, before the backend is asked (ORT's
-// QNN EP: its op builders' IsOpSupported). A node of that op type meeting every condition is
-// refused with `message`, the sentence the path logs (YAML `cpu_forms`).
+// A form of an op the path keeps off the backend by its own check or rewrite, before the backend is
+// asked (ORT's QNN EP: its op builders' IsOpSupported; ExecuTorch: a decomposition at lowering
+// that leaves a quantized op's intermediate tensors without encodings, a builder that raises). A
+// node of that op meeting every condition is refused with `message`, the sentence the path logs
+// (YAML `cpu_forms`); it runs on CPU, or the whole lowering fails (`outcome: lowering_fails`).
 struct CpuForm {
   std::string id;
-  std::string onnxOp;                // "onnx::LayerNormalization" (Graph::sourceOp's spelling)
+  // Graph::sourceOp's spelling: "onnx::LayerNormalization", or an ATen target "aten.silu.default".
+  std::string op;
   std::vector<int> ranks;            // ranks of input 0 it applies to (YAML `when: {rank: [3, 5]}`); empty: any
   std::vector<AttributeTest> when;
+  // YAML `when: {quantized: true}`: only a node with a quantized port (false: only one without).
+  std::optional<bool> quantized;
+  // YAML `when: {arguments_below: 3}`: only a node with fewer positional arguments (an ATen call
+  // that leaves a trailing default out: max_pool2d without its stride).
+  int argumentsBelow = 0;
+  bool failsLowering = false;        // YAML `outcome: lowering_fails`; default `cpu`
   std::string message;               // what the path says when it refuses the node
   std::string expected;              // the forms it takes, for the diagnostic's `expected`
   std::string hint;                  // how to reach one of them (optional)
@@ -93,6 +102,9 @@ struct LoweringPath {
   // ONNX op types the path lays out for the backend before asking it: a refusal of such a node
   // fails the whole session instead of falling back to CPU.
   std::vector<std::string> sessionFailureOnnxOps;
+  // ATen targets likewise (ExecuTorch: the ops its partitioner asks not to decompose; one it then
+  // leaves on CPU makes to_edge_transform_and_lower raise "was not decomposed or delegated").
+  std::vector<std::string> sessionFailureOps;
   std::string sessionFailureMessage;
   SourceMark sessionFailureMark;
   std::vector<LoweringRewrite> rewrites;
@@ -119,6 +131,17 @@ struct LoweringPath {
   bool computesQuantizedConstants = false;
   // Forms of ONNX ops the path refuses itself, before the backend is asked (YAML `cpu_forms`).
   std::vector<CpuForm> cpuForms;
+  // The path leaves the dequantize of a quantized parameter that a CPU node reads on the backend, as
+  // a graph of its own (ExecuTorch: FoldQDQ makes it a bypass node, so no skip set moves it), and
+  // that fails the whole lowering (YAML `parameter_dequantize: {outcome: lowering_fails}`).
+  bool parameterDequantizeFails = false;
+  std::string parameterDequantizeMessage;
+  SourceMark parameterDequantizeMark;
+  // Rules (ids) whose Python-number operands the path hands QNN as float32 static tensors, with
+  // no encoding (ExecuTorch: LiftConstantScalarOperands at lowering), so the validator binds such
+  // a number on the rule's input port as an unquantized float32 tensor and the rule's variants
+  // judge the mix (YAML `number_operands_float32`).
+  std::vector<std::string> numberOperandFloatRules;
   SourceMark mark;
   std::string origin;                     // the rules directory it came from
 };

@@ -34,6 +34,9 @@ struct BoundLowering {
   std::vector<BoundRewrite> rewrites;
   // Per rule index: whether a refusal of it fails the session (LoweringPath::sessionFailureOnnxOps).
   std::vector<uint8_t> sessionFailureRule;
+  // The rules of this backend among LoweringPath::numberOperandFloatRules (others' ids are skipped:
+  // paths are shared by backends).
+  std::vector<const Rule*> numberOperandFloatRules;
 };
 BoundLowering bindLowering(const LoweringPath& path, const RuleSet& rules, DiagnosticList& errors);
 

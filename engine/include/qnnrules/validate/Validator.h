@@ -25,6 +25,9 @@ struct ValidateOptions {
   // Per node, nonzero: the lowering path lowers the node at a lower rank than the graph's (ORT's
   // rank-6 Reshape/Transpose fusion, passes/RankFusion.h), so rank limits are not checked on it.
   std::vector<uint8_t> rankExempt;
+  // Rules whose Python-number operands the lowering path hands QNN as unquantized float32
+  // tensors (LoweringPath::numberOperandFloatRules): such a number is bound on its input port.
+  std::vector<const Rule*> numberOperandFloatRules;
 };
 
 struct ValidationResult {

@@ -1,0 +1,78 @@
+#include "LiftNumbers.h"
+
+#include "GraphRebuild.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace qnnrules::annotator_detail {
+namespace {
+
+bool isNumber(const Argument& a) { return a.kind == Argument::Kind::kInt || a.kind == Argument::Kind::kFloat; }
+
+// The input port a rule declares at argument `arg`, or nullptr.
+const PortDecl* inputPortAt(const Rule& rule, size_t arg) {
+  for (const PortDecl& d : rule.ports)
+    if (d.isInput && (d.index == static_cast<int>(arg) || (d.variadic && d.index < static_cast<int>(arg)))) return &d;
+  return nullptr;
+}
+
+// Per node, the argument positions whose numbers are lifted (at most args[0] and args[1]).
+std::vector<std::vector<size_t>> numbersToLift(const Graph& g, const RuleSet& rules, size_t& count) {
+  std::vector<const Rule*> ruleOfTarget(g.targets().size(), nullptr);
+  for (size_t t = 0; t < g.targets().size(); ++t) {
+    const Rule* r = rules.findByTarget(g.targets()[t]);
+    if (r && r->kind == RuleKind::kOp && r->pattern == AnnotationPattern::kBinary) ruleOfTarget[t] = r;
+  }
+  std::vector<std::vector<size_t>> lift;
+  for (uint32_t i = 0; i < g.nodes().size(); ++i) {
+    const Node& n = g.node(i);
+    if (n.kind != NodeKind::kCall || n.targetId == Node::kNoTarget || !ruleOfTarget[n.targetId]) continue;
+    for (size_t a = 0; a < 2 && a < n.args.size(); ++a) {
+      if (!isNumber(n.args[a]) || !inputPortAt(*ruleOfTarget[n.targetId], a)) continue;
+      if (lift.empty()) lift.resize(g.nodes().size());
+      lift[i].push_back(a);
+      ++count;
+    }
+  }
+  return lift;
+}
+
+ScalarType constantType(const Graph& g, const Node& n) {
+  if (!n.outputs.empty() && isFloatType(n.outputs[0].dtype)) return n.outputs[0].dtype;
+  for (const Argument& a : n.args)
+    if (a.kind == Argument::Kind::kTensor) {
+      const Node& p = g.node(a.tensor.node);
+      if (a.tensor.output < p.outputs.size()) return p.outputs[a.tensor.output].dtype;
+    }
+  return n.outputs.empty() ? ScalarType::kFloat32 : n.outputs[0].dtype;
+}
+
+}  // namespace
+
+size_t liftNumberOperands(Graph& graph, const RuleSet& rules) {
+  size_t count = 0;
+  const std::vector<std::vector<size_t>> lift = numbersToLift(graph, rules, count);
+  if (count == 0) return 0;
+  rebuildGraph(graph, count, [&](uint32_t i, Node& n, Graph& out, const Graph& old) {
+    for (size_t a : lift[i]) {
+      const Rule* rule = rules.findByTarget(old.target(n));
+      Node c;
+      c.kind = NodeKind::kConstant;
+      c.moduleId = n.moduleId;
+      TensorMeta m;
+      m.dtype = constantType(out, n);
+      const double v = n.args[a].kind == Argument::Kind::kInt ? static_cast<double>(n.args[a].i) : n.args[a].f;
+      TensorStats s;
+      s.min = {v};
+      s.max = {v};
+      m.stats = std::move(s);
+      c.outputs.push_back(std::move(m));
+      n.args[a] = Argument::tensorRef(addFreshNode(out, old, std::move(c), n.name + "_" + inputPortAt(*rule, a)->name));
+    }
+  });
+  return count;
+}
+
+}  // namespace qnnrules::annotator_detail
