@@ -219,7 +219,15 @@ AnnotateResult Engine::annotate(Graph& graph, const AnnotateOptions& options) co
     result.diagnostics = std::move(intake.diagnostics);
     return result;
   }
-  result = annotateGraph(working.mutate(), *rules_, configs, *sel, recipe, options);
+  // What the graph's lowering path refuses quantized (and nothing else about it) stays float.
+  AnnotateOptions withPath = options;
+  if (const BoundLowering* lowering = loweringFor(working.get().source))
+    for (const CpuForm& f : lowering->path->cpuForms)
+      if (f.quantized == true && f.when.empty() && f.ranks.empty() && f.argumentsBelow == 0 && !f.failsLowering &&
+          f.op.starts_with("aten."))
+        withPath.floatOps.emplace_back(f.op, "the " + lowering->path->name + " lowering refuses it quantized (its cpu form " +
+                                                 f.id + "): " + f.message);
+  result = annotateGraph(working.mutate(), *rules_, configs, *sel, recipe, withPath);
   if (!folds || result.status.isOk()) graph = working.take();
   result.diagnostics.insert(result.diagnostics.begin(), std::make_move_iterator(intake.diagnostics.begin()),
                             std::make_move_iterator(intake.diagnostics.end()));

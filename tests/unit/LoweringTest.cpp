@@ -228,8 +228,8 @@ TEST(LoweringPaths, ExecuTorchHandsANumberOperandToQnnAsFloat32) {
 // Our annotator lifts a number operand of a binary op to a constant before annotating it, as
 // ExecuTorch's QnnQuantizer does (LiftConstantScalarOperands in its annotation pipeline): the
 // constant is quantized like the other operand, so ExecuTorch's lowering delegates the op. The
-// constant takes the op's float dtype (an integer op's: its input's), and pow's exponent is no
-// tensor port, so it stays a number.
+// constant takes the op's float dtype; an integer op's number and pow's exponent (no tensor
+// port) stay numbers.
 TEST(LoweringPaths, AnnotationLiftsNumberOperandsOfBinaryOps) {
   RunReport r = annotateAndRun("numbers.float.json", "8a8w");
   ASSERT_TRUE(r.ok()) << r.status.message();
@@ -237,7 +237,7 @@ TEST(LoweringPaths, AnnotationLiftsNumberOperandsOfBinaryOps) {
   EXPECT_EQ(r.validation.errorCount(), 0u) << dump(r.validation.diagnostics);
   EXPECT_TRUE(r.delegation.fallbacks.empty());
   const Graph& g = *r.graph;
-  for (const char* name : {"scaled_other", "flipped_other", "shifted_other"}) {
+  for (const char* name : {"scaled_other", "flipped_other"}) {
     SCOPED_TRACE(name);
     std::optional<uint32_t> c = g.findNode(name);
     ASSERT_TRUE(c);
@@ -255,9 +255,10 @@ TEST(LoweringPaths, AnnotationLiftsNumberOperandsOfBinaryOps) {
   EXPECT_EQ(g.node(*g.findNode("scaled_other")).outputs[0].stats->min[0], 0.25);
   ASSERT_TRUE(scaled.args[1].qspec);
   EXPECT_EQ(scaled.args[1].qspec->dtype, ScalarType::kUInt8);
-  const Node& shifted = g.node(*g.findNode("shifted"));
-  EXPECT_EQ(g.node(shifted.args[1].tensor.node).outputs[0].dtype, ScalarType::kInt64);
-  EXPECT_FALSE(shifted.args[1].qspec);  // integers are never quantized
+  // An integer op's number would get no encoding: it stays a number (and ExecuTorch lifts it to an
+  // int64 tensor, which the rule's int variant takes).
+  EXPECT_FALSE(g.findNode("shifted_other"));
+  EXPECT_EQ(g.node(*g.findNode("shifted")).args[1].kind, Argument::Kind::kInt);
   const Node& squared = g.node(*g.findNode("squared"));
   EXPECT_EQ(squared.args[1].kind, Argument::Kind::kInt);
 }
@@ -300,7 +301,8 @@ TEST(LoweringPaths, ExecuTorchRefusesQuantizedSiluAndFailsOnMaxPoolWithoutStride
 }
 
 // Our annotator decomposes silu, addmm and leaky_relu before annotating, as ExecuTorch's
-// QnnQuantizer does, so each piece is quantized and ExecuTorch's lowering delegates the graph.
+// QnnQuantizer does, so each piece is quantized and ExecuTorch's lowering delegates the graph; an
+// op the path refuses quantized (softplus) is left float.
 TEST(LoweringPaths, AnnotationDecomposesWhatExecuTorchDecomposes) {
   RunReport r = annotateAndRun("decompose.float.json", "8a8w");
   ASSERT_TRUE(r.ok()) << r.status.message();
@@ -324,6 +326,17 @@ TEST(LoweringPaths, AnnotationDecomposesWhatExecuTorchDecomposes) {
   const Node& act = g.node(*g.findNode("act"));
   ASSERT_TRUE(act.args[1].qspec);  // the sigmoid's output, read by the mul, is quantized
   EXPECT_EQ(act.args[1].qspec->dtype, ScalarType::kUInt8);
+  // softplus, which the path refuses quantized and nobody decomposes first, stays float.
+  const Node& soft = g.node(*g.findNode("soft"));
+  EXPECT_FALSE(soft.outputs[0].qspec);
+  EXPECT_FALSE(soft.args[0].qspec);
+  size_t notes = 0;
+  for (const Diagnostic& d : r.validation.diagnostics)
+    if (d.node == "soft" && d.code == DiagCode::kDiscarded) {
+      ++notes;
+      EXPECT_NE(d.message.find("cpu form softplus-decomposed-after-quantization"), std::string::npos) << d.message;
+    }
+  EXPECT_EQ(notes, 1u);
 }
 
 TEST(LoweringPaths, SameConvRunsOnV73) {

@@ -154,6 +154,13 @@ void Annotator::note(const Node& n, DiagCode code, Severity sev, std::string mes
 Annotator::Choice Annotator::choose(const Node& n) {
   Choice ch;
   ch.cs = default_;
+  if (n.targetId != Node::kNoTarget) {
+    if (auto it = floatTargets_.find(n.targetId); it != floatTargets_.end()) {
+      ch.discard = true;
+      ch.discardWhy = it->second;
+      return ch;
+    }
+  }
   if (!recipe_) return ch;
   if (auto it = discardNodes_.find(n.name); it != discardNodes_.end()) {
     for (size_t i : it->second) discardNodeSeen_[i] = true;
@@ -248,6 +255,9 @@ void Annotator::run(const ConfigSelection& defaultSel) {
       for (size_t k = 0; k < g_.targets().size(); ++k)
         if (g_.targets()[k] == op) discardTargets_.insert(static_cast<uint32_t>(k));
   }
+  for (const auto& [op, why] : opt_.floatOps)
+    for (size_t k = 0; k < g_.targets().size(); ++k)
+      if (g_.targets()[k] == op) floatTargets_.emplace(static_cast<uint32_t>(k), why);
   if (!opt_.explainNode.empty()) {
     if (auto i = g_.findNode(opt_.explainNode)) explainIdx_ = *i;
     else

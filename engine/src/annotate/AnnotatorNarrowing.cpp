@@ -40,12 +40,20 @@ const CompiledSelection& Annotator::narrowFor(const Rule& rule, const CompiledSe
   // Float activations (fp16a8w) narrow to unsigned 8 bits, like the 8-bit configs.
   const bool isSigned = cs.actType.quantized && isSignedFixedPoint(cs.actType.datatype);
   const QnnDatatype eight = isSigned ? QnnDatatype::kSFixed8 : QnnDatatype::kUFixed8;
+  // A variant that takes the width only for tensors of a limited size (max_elements: prelu's
+  // 16-bit slope of one value) does not count: the annotator decides per rule, not per shape, and
+  // 8 bits are what every such node can take.
+  static const int maxElements = kindIndex("max_elements");
   bool takesWidth = false, takesEight = false;
-  for (const Variant& v : rule.variants)
+  for (const Variant& v : rule.variants) {
+    bool sizeLimited = false;
+    for (const PortConstraint& c : v.ports)
+      sizeLimited = sizeLimited || (maxElements >= 0 && c.valueOf(static_cast<uint16_t>(maxElements)));
     for (const PortConstraint& c : v.ports) {
-      takesWidth = takesWidth || c.datatypes.contains(cs.actType.datatype);
+      takesWidth = takesWidth || (!sizeLimited && c.datatypes.contains(cs.actType.datatype));
       takesEight = takesEight || c.datatypes.contains(eight);
     }
+  }
   if (takesWidth || !takesEight) return cs;
   auto n = std::make_unique<CompiledSelection>(cs);
   if (!cs.actType.quantized) n->act.qscheme = QScheme::kPerTensorAffine;

@@ -141,6 +141,7 @@ class Annotator {
   std::map<std::pair<uint32_t, uint32_t>, std::pair<size_t, std::string>> ties_;  // (loser, winner) -> count, node
   std::unordered_map<std::string_view, std::vector<size_t>> discardNodes_;  // name -> its entries
   std::unordered_set<uint32_t> discardTargets_;
+  std::unordered_map<uint32_t, std::string> floatTargets_;  // AnnotateOptions::floatOps, by target id
   std::vector<bool> discardNodeSeen_;
 
   uint32_t explainIdx_ = UINT32_MAX;

@@ -29,6 +29,10 @@ std::vector<std::vector<size_t>> numbersToLift(const Graph& g, const RuleSet& ru
   for (uint32_t i = 0; i < g.nodes().size(); ++i) {
     const Node& n = g.node(i);
     if (n.kind != NodeKind::kCall || n.targetId == Node::kNoTarget || !ruleOfTarget[n.targetId]) continue;
+    // Only a float op's number gets an encoding; an integer op's (a position id + 1, BatchNorm's
+    // num_batches_tracked.add_(1) in a training export, which torchao's QAT conv + batch_norm
+    // patterns must find as traced) is left as it is.
+    if (n.outputs.empty() || !isFloatType(n.outputs[0].dtype)) continue;
     for (size_t a = 0; a < 2 && a < n.args.size(); ++a) {
       if (!isNumber(n.args[a]) || !inputPortAt(*ruleOfTarget[n.targetId], a)) continue;
       if (lift.empty()) lift.resize(g.nodes().size());

@@ -14,7 +14,8 @@
 namespace qnnrules::annotator_detail {
 
 // Lifts every number (an int or float argument, not a bool) at args[0] or args[1] of a call whose
-// rule has the binary pattern and declares an input port there. The constant, named
+// rule has the binary pattern and declares an input port there, when the call's output is a float
+// (an integer op's number would get no encoding). The constant, named
 // "<node>_<port>" (a suffix added if taken), comes right before its consumer, holds the number's
 // value in TensorStats (min = max = value) and the dtype ExecuTorch gives it: the consumer's output
 // dtype when that is a float, else its first tensor input's. Returns how many were lifted; the

@@ -18,6 +18,8 @@ struct BoundTensor {
   const QuantSpec* spec = nullptr;  // as annotated (may be shared)
   Resolved resolved;
   PortType type;
+  // The tensor's element count (1 for a 0-d tensor); -1 when a dimension is unknown (max_elements).
+  int64_t elements = -1;
   const QuantSpec* root() const { return resolved.root; }
 
   // Encoding facts of the resolved spec, computed on first use and then kept for every other

@@ -27,6 +27,19 @@ ScalarType NodeValidator::numberOperandType(const Node& node) const {
   return ScalarType::kFloat32;
 }
 
+namespace {
+// The element count of a shape (1 for 0-d); -1 when a dimension is unknown.
+int64_t elementCount(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0) return -1;
+    if (d != 0 && n > INT64_MAX / d) return INT64_MAX;
+    n *= d;
+  }
+  return n;
+}
+}  // namespace
+
 bool NodeValidator::bind(const Node& node, const Rule& rule) {
   bound_.clear();
   // A Python number where the rule declares a tensor port: the lowering path may hand it to QNN
@@ -49,12 +62,10 @@ bool NodeValidator::bind(const Node& node, const Rule& rule) {
           b.spec = t.qspec ? &*t.qspec : nullptr;
           // A concrete annotation decides the type below; only an unannotated (or shared, possibly
           // unresolved) edge needs its producer's dtype, a node elsewhere in memory.
-          if (!b.spec || b.spec->isShared()) {
-            const Node& producer = g_.node(t.tensor.node);
-            ScalarType dt = t.tensor.output < producer.outputs.size() ? producer.outputs[t.tensor.output].dtype
-                                                                       : ScalarType::kFloat32;
-            b.type = portTypeOf(dt);
-          }
+          const Node& producer = g_.node(t.tensor.node);
+          const TensorMeta* meta = t.tensor.output < producer.outputs.size() ? &producer.outputs[t.tensor.output] : nullptr;
+          if (meta) b.elements = elementCount(meta->shape);
+          if (!b.spec || b.spec->isShared()) b.type = portTypeOf(meta ? meta->dtype : ScalarType::kFloat32);
           bound_.push_back(b);
         };
         if (arg.kind == Argument::Kind::kTensor) add(arg, -1);
@@ -63,6 +74,7 @@ bool NodeValidator::bind(const Node& node, const Rule& rule) {
           b.port = p;
           b.position = static_cast<int>(a);
           b.type = portTypeOf(numberOperandType(node));
+          b.elements = 1;
           bound_.push_back(b);
         }
         // A 1M-way cat: room for the list and for a tensor per port still to bind (its output),
@@ -79,6 +91,7 @@ bool NodeValidator::bind(const Node& node, const Rule& rule) {
         b.port = p;
         b.position = static_cast<int>(o);
         b.spec = node.outputs[o].qspec ? &*node.outputs[o].qspec : nullptr;
+        b.elements = elementCount(node.outputs[o].shape);
         if (!b.spec || b.spec->isShared()) b.type = portTypeOf(node.outputs[o].dtype);
         bound_.push_back(b);
         if (!decl.variadic) break;

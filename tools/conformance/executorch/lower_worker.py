@@ -107,13 +107,20 @@ def quantize(model, quantizer, config, out, bias_scale=None):
         from run import QNNRULES_CONFIG
         q = qt.Quantizer(backend="htp", soc="SM8650", config=QNNRULES_CONFIG[config])
     if config.endswith("_qat"):
+        # QAT exports the model in training mode (torchao's QAT flow: the batch_norm then takes
+        # the form its conv + batch_norm fusion and the fold at convert match).
+        gm = torch.export.export(m.train(), args, strict=False).module()
         gm = _train_qat(gm, q, lower_models.calibration(model), quantizer)
     else:
         gm = prepare_pt2e(gm, q)
         with torch.no_grad():
             for batch in lower_models.calibration(model):
                 gm(*batch)
-    gm = convert_pt2e(gm)
+    if config.endswith("_qat") and quantizer != "executorch":
+        import qnnrules.torch as qt
+        gm = qt.convert_pt2e(gm)  # its documented QAT flow (the fold with the graph's conv patterns)
+    else:
+        gm = convert_pt2e(gm)
     changed = _scale_bias(gm, bias_scale) if bias_scale else []
     ep = torch.export.export(gm, args, strict=False)
     torch.export.save(ep, out)

@@ -27,6 +27,9 @@ struct AnnotateOptions {
   std::string configFile;        // optional; default: quant_configs.yaml of the built-in rules
   bool strict = false;           // an override or discard entry that matches nothing is an error
   std::string explainNode;       // fill AnnotateResult::explanation for this node
+  // ATen targets left float, each with why: the lowering path refuses them quantized (its
+  // cpu_forms with only `quantized: true`). Engine::annotate adds the graph's path's own.
+  std::vector<std::pair<std::string, std::string>> floatOps;
 };
 
 // Why one port got its spec.

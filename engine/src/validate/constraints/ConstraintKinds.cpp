@@ -15,9 +15,10 @@ namespace {
 
 // The built-in kinds in check order: a node's violations are reported in this order, and the
 // docs summarize a port constraint in it.
-constexpr std::array<const ConstraintKind*, 8> kBuiltinKinds = {
+constexpr std::array<const ConstraintKind*, 9> kBuiltinKinds = {
     &kDtypeConstraint,     &kEncodingConstraint, &kBitwidthConstraint,    &kSymmetricConstraint,
     &kAxisConstraint,      &kScaleConstraint,    &kOffsetConstraint,      &kSharedConstraint,
+    &kMaxElementsConstraint,
 };
 constexpr size_t kMaxKinds = sizeof(KindMask) * 8;  // one bit per kind in a KindMask
 static_assert(kBuiltinKinds.size() <= kMaxKinds, "KindMask has one bit per kind");

@@ -13,5 +13,6 @@ extern const ConstraintKind kAxisConstraint;       // Axis.cpp
 extern const ConstraintKind kScaleConstraint;      // FixedQParams.cpp
 extern const ConstraintKind kOffsetConstraint;     // FixedQParams.cpp
 extern const ConstraintKind kSharedConstraint;     // Shared.cpp
+extern const ConstraintKind kMaxElementsConstraint;// MaxElements.cpp
 
 }  // namespace qnnrules
