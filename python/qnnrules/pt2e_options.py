@@ -93,6 +93,12 @@ class ModuleQConfig:
     act_symmetric: bool = False
     eps: Optional[float] = None
 
+    def __post_init__(self):
+        # "8a8w:qat" asks for QAT as is_qat=True does: the fake-quantize observers, and the conv +
+        # batch_norm pairing whose fold convert_pt2e needs (pt2e_qat), follow it too.
+        if not self.is_qat:
+            self.is_qat = "qat" in split_selection(config_name(self.quant_dtype))[1]
+
     def selection(self, target, granularity=None):
         """The config selection for a node of ``target`` (a name as qnnrules.torch spells it)."""
         name, mods = split_selection(config_name(self.quant_dtype))
@@ -106,7 +112,7 @@ class ModuleQConfig:
             mods = [m for m in mods if m not in _GRANULARITIES] + [granularity]
         if self.act_symmetric:
             mods.append("sym")
-        if self.is_qat:
+        if self.is_qat and "qat" not in mods:
             mods.append("qat")
         return join_selection(name, mods)
 

@@ -86,6 +86,16 @@ def test_conv_bn_partition_folds(bias, relu, eval_before_convert):
     assert qt._is_qdq(qt._target_name(conv.args[2])), "the folded bias is float"
 
 
+def test_the_qat_modifier_of_the_config_is_is_qat():
+    """config="8a8w:per_channel,qat" (the modifier, without is_qat=True) pairs conv + batch_norm and
+    folds as is_qat=True does: before, the pairs were missed, the batch_norm stayed float, and
+    ExecuTorch's lowering failed on it (lowering oracle cnn_bn/qnnrules/8a8w_qat/SM8650)."""
+    torch.manual_seed(0)
+    q = qt.Quantizer(backend="htp", soc=SOC, config="8a8w:per_channel,qat", strict=True)
+    converted = qat(ConvBn(True, True), q, [torch.randn(2, 3, 8, 8) for _ in range(2)], True)
+    assert_folded_and_valid(q, converted)
+
+
 def test_the_partition_annotation():
     """conv: input, weight and bias specs, no output; batch_norm: nothing; its output: the spec
     the engine chose for the conv's output. The relu keeps the engine's annotation."""
