@@ -105,7 +105,9 @@ def quantize(model, quantizer, config, out, bias_scale=None):
     else:
         import qnnrules.torch as qt
         from run import QNNRULES_CONFIG
-        q = qt.Quantizer(backend="htp", soc="SM8650", config=QNNRULES_CONFIG[config])
+        # QAT (this suite only): prepare_qat_pt2e and a few training steps (_train_qat).
+        configs = {**QNNRULES_CONFIG, "8a8w_qat": "8a8w:per_channel,qat", "16a8w_qat": "16a8w:per_channel,qat"}
+        q = qt.Quantizer(backend="htp", soc="SM8650", config=configs[config])
     if config.endswith("_qat"):
         # QAT exports the model in training mode (torchao's QAT flow: the batch_norm then takes
         # the form its conv + batch_norm fusion and the fold at convert match).

@@ -33,9 +33,6 @@ QNNRULES_CONFIG = {
     "16a16w": "16a16w:per_channel",
     "16a4w": "16a4w:per_channel",
     "16a4w_block": "16a4w_block",
-    # QAT (the ExecuTorch-lowering suite, lower_worker.py): prepare_qat_pt2e, a few training steps
-    "8a8w_qat": "8a8w:per_channel,qat",
-    "16a8w_qat": "16a8w:per_channel,qat",
 }
 # Configs run on another backend: label -> (ExecuTorch config, backend, SoC). LPAI as ExecuTorch's
 # LPAI op tests set it up (tests/rework/lpai/conftest.py: make_quantizer 8a8w, SM8850).
