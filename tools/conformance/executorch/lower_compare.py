@@ -168,10 +168,12 @@ def skips_section(path):
          "`qnnrules.executorch.skip_sets(report, program=...)` names the edge nodes ExecuTorch makes from the nodes the",
          "verdict leaves on CPU; `to_edge_transform_and_lower_to_qnn(..., skip_node_id_set=...)` then keeps them on",
          "CPU. Measured (`tools/conformance/executorch/skip_cases.py`, `tests/conformance/executorch/lowering/skips.json`)",
-         "on the suite's failing lowerings, with the verdict qnn-validate gives today plus the refusals of the",
-         "path behaviours `rules/lowering/executorch.yaml` states and the engine does not check yet (proposed), or",
-         "nodes forced into the set (`--refuse`) to see what skipping them does:", "",
-         "| case | without | refused by qnn-validate | refused by the proposed checks (or forced) | with the skip set |",
+         "on the suite's failing lowerings, with the verdict qnn-validate gives (it checks every path behaviour",
+         "`rules/lowering/executorch.yaml` states; skip_cases.py's own list of them adds nothing now), or nodes forced",
+         "into the set (`--refuse`) to see what skipping them does. A node listed as blocking fails the lowering",
+         "whatever is skipped (an op ExecuTorch keeps from decomposition, a parameter's dequantize): the verdict",
+         "is then SESSION FAILS and no skip set helps:", "",
+         "| case | without | refused by qnn-validate | refused by skip_cases.py's list (or forced) | with the skip set |",
          "|---|---|---|---|---|"]
     for cid, c in sorted(rec["cases"].items()):
         w, v = c["with"], c["verdict"]

@@ -3,10 +3,11 @@
     .venv/bin/python tools/conformance/executorch/skip_cases.py [--cases ID,...] [--validate PATH/qnn-validate]
 
 For each case (MODEL/QUANTIZER/CONFIG/SOC of the suite whose lowering fails), qnn-validate's strict
-report on its .pt2, plus the refusals of the ExecuTorch behaviours rules/lowering/executorch.yaml
-states and the engine does not check yet (proposed_refusals: a quantized binary element-wise op with a
-Python number operand; a quantized op ExecuTorch decomposes after quantization; max_pool2d without
-its stride) and the nodes --refuse names, is handed to
+report on its .pt2, plus the refusals of this file's own list of ExecuTorch behaviours
+(proposed_refusals: a quantized binary element-wise op with a Python number operand; a quantized op
+ExecuTorch decomposes after quantization; max_pool2d without its stride — written before the engine
+checked them, rules/lowering/executorch.yaml; they now add nothing to its verdict) and the nodes
+--refuse names, is handed to
 qnnrules.executorch.skip_sets,
 and the case is lowered again with the sets (lower_worker.py lower ... --skips). The outcome with
 and without is written to tests/conformance/executorch/lowering/skips.json.
