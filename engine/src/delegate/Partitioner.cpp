@@ -183,6 +183,8 @@ class Partitioner {
   // The first refused node whose refusal the lowering path turns into a failed session;
   // `byPathCheck`: the path refused it itself (cpu_forms), not the backend.
   void noteSessionFailure(uint32_t node, const Rule& rule, bool byPathCheck = false);
+  // What a refused node does to the whole graph: nothing, or the path fails (session failure).
+  void noteRefusalOutcome(uint32_t node, const Rule& rule, FallbackReason reason, const Diagnostic* err);
   // A CPU node reading a quantized parameter whose dequantize the backend cannot build
   // (LoweringPath::parameterDequantize*): the whole lowering fails.
   void noteParameterDequantize();
@@ -318,16 +320,9 @@ void Partitioner::classify() {
       else nd.placement = Placement::kDelegated;
     }
     // An op the backend has no builder for is never claimed, so never laid out, nor is a node with
-    // a shape known only at run time: only a refusal by op validation (constraint, arch gate) can
-    // fail the session.
-    if (nd.placement == Placement::kCpu && rule && (nd.reason == FallbackReason::kConstraint || nd.reason == FallbackReason::kArchGate))
-      noteSessionFailure(i, *rule);
-    // The path's own refusal: a form it fails on fails the lowering; a refused op it asked not to
-    // decompose fails it too (ExecuTorch), whichever check refused it.
-    if (nd.placement == Placement::kCpu && rule && nd.reason == FallbackReason::kLoweringCheck) {
-      if (err && err->code == DiagCode::kLoweringFails) noteLoweringFailure(i, *rule, *err);
-      else noteSessionFailure(i, *rule, /*byPathCheck=*/true);
-    }
+    // a shape known only at run time: only a refusal by op validation (constraint, arch gate) or
+    // by the path's own checks can fail the session.
+    if (nd.placement == Placement::kCpu && rule) noteRefusalOutcome(i, *rule, nd.reason, err);
   }
   noteNonFiniteScales();
 }
@@ -378,6 +373,15 @@ void Partitioner::noteFinalizeFailure(uint32_t node, const Rule& rule, const Sou
   s.ruleId = rule.id;
   s.mark = mark;
   r_.sessionFailure = std::move(s);
+}
+
+void Partitioner::noteRefusalOutcome(uint32_t node, const Rule& rule, FallbackReason reason, const Diagnostic* err) {
+  if (reason == FallbackReason::kConstraint || reason == FallbackReason::kArchGate) noteSessionFailure(node, rule);
+  // The path's own refusal: a form it fails on fails the lowering; a refused op it asked not to
+  // decompose fails it too (ExecuTorch), whichever check refused it.
+  if (reason != FallbackReason::kLoweringCheck) return;
+  if (err && err->code == DiagCode::kLoweringFails) noteLoweringFailure(node, rule, *err);
+  else noteSessionFailure(node, rule, /*byPathCheck=*/true);
 }
 
 void Partitioner::noteParameterDequantize() {
