@@ -17,6 +17,8 @@ except ModuleNotFoundError as _error:  # the `torch` extra is not installed
     from ._requires import torch_extra
     raise torch_extra(__name__, _error) from None
 
+from .pt2e_lift import constant_before  # noqa: E402 (after the torch extra's check)
+
 _aten = torch.ops.aten
 _SILU = (_aten.silu.default, _aten.silu_.default)
 _LEAKY = (_aten.leaky_relu.default, _aten.leaky_relu_.default)
@@ -56,12 +58,7 @@ def decompose_for_annotation(model):
                 len(node.args) == 1 or isinstance(node.args[1], (int, float))):
             slope = float(node.args[1]) if len(node.args) == 2 else 0.01
             dtype = val.dtype if val is not None else torch.float32
-            name = node.name + "_slope"
-            model.register_buffer(name, torch.tensor(slope, dtype=dtype))
-            with graph.inserting_before(node):
-                const = graph.create_node("get_attr", name, name=name)
-                fake = getattr(val, "fake_mode", None)
-                const.meta["val"] = fake.from_tensor(getattr(model, name)) if fake is not None else getattr(model, name)
+            const = constant_before(model, node, node.name + "_slope", torch.tensor(slope, dtype=dtype))
             last = (_aten.prelu.default, (node.args[0], const))
         else:
             continue

@@ -40,6 +40,17 @@ def _tensor_overload(target, position):
     return None
 
 
+def constant_before(model, user, name, tensor):
+    """A buffer ``name`` holding ``tensor``, read by a get_attr node of that name right before
+    ``user``, with a fake tensor of ``user``'s fake mode as its meta "val" (prepare reads it)."""
+    model.register_buffer(name, tensor)
+    with model.graph.inserting_before(user):
+        attr = model.graph.create_node("get_attr", name, name=name)
+    fake = getattr(user.meta.get("val"), "fake_mode", None)
+    attr.meta["val"] = fake.from_tensor(tensor) if fake is not None else tensor
+    return attr
+
+
 def lift_numbers(model, nodes):
     """Makes the engine's lifted constants (``nodes``: the annotated graph's node dicts) in
     ``model``; returns the names of those it made. A constant whose user reads no number at that
@@ -65,15 +76,7 @@ def lift_numbers(model, nodes):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or target is None:
             continue
         dtype = _DTYPES.get(nd["outputs"][0]["dtype"], torch.float32)
-        tensor = torch.tensor(value, dtype=dtype)
-        model.register_buffer(nd["name"], tensor)
-        with model.graph.inserting_before(user):
-            attr = model.graph.create_node("get_attr", nd["name"], name=nd["name"])
-        fake = user.meta.get("val")
-        if fake is not None and getattr(fake, "fake_mode", None) is not None:
-            attr.meta["val"] = fake.fake_mode.from_tensor(tensor)
-        else:
-            attr.meta["val"] = tensor
+        attr = constant_before(model, user, nd["name"], torch.tensor(value, dtype=dtype))
         args = list(user.args)
         args[position] = attr
         user.args = tuple(args)

@@ -117,20 +117,9 @@ size_t decomposeForAnnotation(Graph& graph, const RuleSet& rules) {
         break;
       }
       case Form::kLeakyRelu: {
-        const double slope = n.args.size() < 2 ? 0.01
-                             : n.args[1].kind == Argument::Kind::kInt ? static_cast<double>(n.args[1].i)
-                                                                       : n.args[1].f;
-        Node c;
-        c.kind = NodeKind::kConstant;
-        c.moduleId = n.moduleId;
-        TensorMeta m;
-        m.dtype = n.outputs[0].dtype;
-        TensorStats st;
-        st.min = {slope};
-        st.max = {slope};
-        m.stats = std::move(st);
-        c.outputs.push_back(std::move(m));
-        const uint32_t at = addFreshNode(out, old, std::move(c), n.name + "_slope");
+        const double slope = n.args.size() < 2 ? 0.01 : numberValue(n.args[1]);  // aten's default 0.01
+        const uint32_t at =
+            addFreshNode(out, old, numberConstant(slope, n.outputs[0].dtype, n.moduleId), n.name + "_slope");
         n.args = {n.args[0], Argument::tensorRef(at)};
         n.targetId = out.internTarget(kPrelu);
         break;

@@ -59,6 +59,25 @@ void rebuildGraph(Graph& graph, size_t extraNodes, Expand&& expand) {
   graph = std::move(out);
 }
 
+// A number as a 0-d constant of `dtype` in the module `moduleId`, its value kept as its statistics
+// (min = max), so encodings computed from a graph's statistics cover it.
+inline Node numberConstant(double value, ScalarType dtype, uint32_t moduleId) {
+  Node c;
+  c.kind = NodeKind::kConstant;
+  c.moduleId = moduleId;
+  TensorMeta m;
+  m.dtype = dtype;
+  TensorStats s;
+  s.min = {value};
+  s.max = {value};
+  m.stats = std::move(s);
+  c.outputs.push_back(std::move(m));
+  return c;
+}
+
+// The value of a number argument (int or float).
+inline double numberValue(const Argument& a) { return a.kind == Argument::Kind::kInt ? static_cast<double>(a.i) : a.f; }
+
 // Adds a node to `out` whose name is free in both graphs; returns its index.
 inline uint32_t addFreshNode(Graph& out, const Graph& old, Node n, const std::string& base) {
   n.name = freeNodeName(old, out, base);

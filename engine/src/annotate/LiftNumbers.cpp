@@ -1,6 +1,7 @@
 #include "LiftNumbers.h"
 
 #include "GraphRebuild.h"
+#include "graph/NumberOperand.h"
 
 #include <string>
 #include <utility>
@@ -43,16 +44,6 @@ std::vector<std::vector<size_t>> numbersToLift(const Graph& g, const RuleSet& ru
   return lift;
 }
 
-ScalarType constantType(const Graph& g, const Node& n) {
-  if (!n.outputs.empty() && isFloatType(n.outputs[0].dtype)) return n.outputs[0].dtype;
-  for (const Argument& a : n.args)
-    if (a.kind == Argument::Kind::kTensor) {
-      const Node& p = g.node(a.tensor.node);
-      if (a.tensor.output < p.outputs.size()) return p.outputs[a.tensor.output].dtype;
-    }
-  return n.outputs.empty() ? ScalarType::kFloat32 : n.outputs[0].dtype;
-}
-
 }  // namespace
 
 size_t liftNumberOperands(Graph& graph, const RuleSet& rules) {
@@ -62,17 +53,7 @@ size_t liftNumberOperands(Graph& graph, const RuleSet& rules) {
   rebuildGraph(graph, count, [&](uint32_t i, Node& n, Graph& out, const Graph& old) {
     for (size_t a : lift[i]) {
       const Rule* rule = rules.findByTarget(old.target(n));
-      Node c;
-      c.kind = NodeKind::kConstant;
-      c.moduleId = n.moduleId;
-      TensorMeta m;
-      m.dtype = constantType(out, n);
-      const double v = n.args[a].kind == Argument::Kind::kInt ? static_cast<double>(n.args[a].i) : n.args[a].f;
-      TensorStats s;
-      s.min = {v};
-      s.max = {v};
-      m.stats = std::move(s);
-      c.outputs.push_back(std::move(m));
+      Node c = numberConstant(numberValue(n.args[a]), numberOperandType(out, n), n.moduleId);
       n.args[a] = Argument::tensorRef(addFreshNode(out, old, std::move(c), n.name + "_" + inputPortAt(*rule, a)->name));
     }
   });

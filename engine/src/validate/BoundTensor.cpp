@@ -17,4 +17,17 @@ bool BoundTensor::symmetric() const {
   return symmetric_ == 1;
 }
 
+int64_t BoundTensor::elements() const {
+  if (!graph) return 1;
+  const Node& n = graph->node(producer);
+  if (output >= n.outputs.size()) return -1;
+  int64_t count = 1;
+  for (int64_t d : n.outputs[output].shape) {
+    if (d < 0) return -1;
+    if (d != 0 && count > INT64_MAX / d) return INT64_MAX;
+    count *= d;
+  }
+  return count;
+}
+
 }  // namespace qnnrules

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "qnnrules/graph/Graph.h"
 #include "qnnrules/graph/PortType.h"
 #include "qnnrules/graph/QuantSpec.h"
 #include "qnnrules/graph/SharedRoots.h"
@@ -18,8 +19,14 @@ struct BoundTensor {
   const QuantSpec* spec = nullptr;  // as annotated (may be shared)
   Resolved resolved;
   PortType type;
+  // Where the tensor is: output `output` of node `producer` of `graph` (an input's producer, the
+  // node itself for an output), or a Python number the path lifts (graph null: 0-d). Only read by
+  // elements(): binding does not touch the producer, a node elsewhere in memory.
+  const Graph* graph = nullptr;
+  uint32_t producer = 0;
+  uint32_t output = 0;
   // The tensor's element count (1 for a 0-d tensor); -1 when a dimension is unknown (max_elements).
-  int64_t elements = -1;
+  int64_t elements() const;
   const QuantSpec* root() const { return resolved.root; }
 
   // Encoding facts of the resolved spec, computed on first use and then kept for every other

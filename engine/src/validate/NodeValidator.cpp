@@ -1,5 +1,7 @@
 #include "NodeValidator.h"
 
+#include "graph/NumberOperand.h"
+
 #include <algorithm>
 #include <bit>
 #include <cctype>
@@ -13,32 +15,6 @@ NodeValidator::NodeValidator(const Graph& g, const SharedRoots& roots, const Soc
   for (char c : backend) unsupportedPrefix_ += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   unsupportedPrefix_ += ": ";
 }
-
-// The dtype the lowering path gives a number it lifts (ExecuTorch's LiftConstantScalarOperands):
-// the node's output dtype when that is a float (a quantized node's too: the number carries no
-// encoding), else its first tensor input's, so `positions + 1` stays an integer op.
-ScalarType NodeValidator::numberOperandType(const Node& node) const {
-  if (!node.outputs.empty() && isFloatType(node.outputs[0].dtype)) return node.outputs[0].dtype;
-  for (const Argument& a : node.args)
-    if (a.kind == Argument::Kind::kTensor) {
-      const Node& p = g_.node(a.tensor.node);
-      if (a.tensor.output < p.outputs.size()) return p.outputs[a.tensor.output].dtype;
-    }
-  return ScalarType::kFloat32;
-}
-
-namespace {
-// The element count of a shape (1 for 0-d); -1 when a dimension is unknown.
-int64_t elementCount(const std::vector<int64_t>& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) {
-    if (d < 0) return -1;
-    if (d != 0 && n > INT64_MAX / d) return INT64_MAX;
-    n *= d;
-  }
-  return n;
-}
-}  // namespace
 
 bool NodeValidator::bind(const Node& node, const Rule& rule) {
   bound_.clear();
@@ -60,12 +36,17 @@ bool NodeValidator::bind(const Node& node, const Rule& rule) {
           b.listIndex = listIndex;
           b.position = static_cast<int>(a);
           b.spec = t.qspec ? &*t.qspec : nullptr;
+          b.graph = &g_;
+          b.producer = t.tensor.node;
+          b.output = t.tensor.output;
           // A concrete annotation decides the type below; only an unannotated (or shared, possibly
           // unresolved) edge needs its producer's dtype, a node elsewhere in memory.
-          const Node& producer = g_.node(t.tensor.node);
-          const TensorMeta* meta = t.tensor.output < producer.outputs.size() ? &producer.outputs[t.tensor.output] : nullptr;
-          if (meta) b.elements = elementCount(meta->shape);
-          if (!b.spec || b.spec->isShared()) b.type = portTypeOf(meta ? meta->dtype : ScalarType::kFloat32);
+          if (!b.spec || b.spec->isShared()) {
+            const Node& producer = g_.node(t.tensor.node);
+            ScalarType dt = t.tensor.output < producer.outputs.size() ? producer.outputs[t.tensor.output].dtype
+                                                                       : ScalarType::kFloat32;
+            b.type = portTypeOf(dt);
+          }
           bound_.push_back(b);
         };
         if (arg.kind == Argument::Kind::kTensor) add(arg, -1);
@@ -73,8 +54,7 @@ bool NodeValidator::bind(const Node& node, const Rule& rule) {
           BoundTensor b;
           b.port = p;
           b.position = static_cast<int>(a);
-          b.type = portTypeOf(numberOperandType(node));
-          b.elements = 1;
+          b.type = portTypeOf(numberOperandType(g_, node));  // no encoding: the path lifts it as is
           bound_.push_back(b);
         }
         // A 1M-way cat: room for the list and for a tensor per port still to bind (its output),
@@ -91,7 +71,9 @@ bool NodeValidator::bind(const Node& node, const Rule& rule) {
         b.port = p;
         b.position = static_cast<int>(o);
         b.spec = node.outputs[o].qspec ? &*node.outputs[o].qspec : nullptr;
-        b.elements = elementCount(node.outputs[o].shape);
+        b.graph = &g_;
+        b.producer = static_cast<uint32_t>(&node - g_.nodes().data());
+        b.output = static_cast<uint32_t>(o);
         if (!b.spec || b.spec->isShared()) b.type = portTypeOf(node.outputs[o].dtype);
         bound_.push_back(b);
         if (!decl.variadic) break;

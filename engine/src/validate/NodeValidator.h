@@ -32,7 +32,6 @@ class NodeValidator {
   void reportNoRule(const Node& node, std::string_view nearTarget);
 
  private:
-  ScalarType numberOperandType(const Node& node) const;
   bool bind(const Node& node, const Rule& rule);
   bool matches(const Variant& v) const;
   // Violations of `v`: the required ones into `out`, the recommended ones into `advice`.

@@ -27,7 +27,7 @@ bool active(const PortConstraint& c) { return value(c) != nullptr; }
 
 bool violated(const PortConstraint& c, const BoundTensor& t, const ConstraintCheck& /*env*/) {
   const KindValue* v = value(c);
-  return v != nullptr && t.elements > v->integer;
+  return v != nullptr && t.elements() > v->integer;
 }
 
 std::string sentence(const Rule& r, int port, const PortConstraint& c) {
@@ -38,7 +38,7 @@ std::string sentence(const Rule& r, int port, const PortConstraint& c) {
 void explain(const Rule& r, const Variant& /*v*/, const PortConstraint& c, const BoundTensor& t, Diagnostic& d) {
   d.message = sentence(r, t.port, c);
   d.expected = "at most " + std::to_string(value(c)->integer) + " element(s)";
-  d.actual = std::to_string(t.elements) + " elements";
+  d.actual = std::to_string(t.elements()) + " elements";
   d.hint = "give " + portName(r, t) + " one value (a shared slope), or use 8-bit activations for this op";
 }
 
