@@ -343,6 +343,16 @@ def activation():
                  "ReluMinMax, delegated (lowering oracle cnn_bn/executorch/<config>/<SoC>).")
     # PReLU: the slope gets the activation spec [ET §2 PReLU].
     fx.case("prelu8", "aten.prelu.default", [fx.ref("x8"), fx.ref("slope")], [("float32", T, u8(0.02, 120))])
+    # 16-bit PReLU only with a one-value slope (max_elements: 1; conformance cases leaky_relu/16a/<SoC>
+    # accepted, prelu/16a/<SoC> with a [1, 8, 1, 1] slope "could not create op"; lowering oracle
+    # act_probe/executorch/16a8w/SM8650, a 0-d slope delegated).
+    fx.param("slope1_16", [], u16(0.0001, 0))
+    fx.param("slope8_16", [8], u16(0.0001, 0))
+    fx.case("prelu16_one_slope", "aten.prelu.default", [fx.ref("x16"), fx.ref("slope1_16")],
+            [("float32", T, u16(0.0009, 30000))])
+    fx.case("prelu16_channel_slope", "aten.prelu.default", [fx.ref("x16"), fx.ref("slope8_16")],
+            [("float32", T, u16(0.0009, 30000))],
+            expect=[E("elements", "htp.prelu", "slope must hold at most 1 element.", port="in[1] slope")])
     fx.case("sig_float", "aten.sigmoid.default", [fx.ref("xf")], [("float32", T, None)],
             note="The conformance oracle validates and finalizes float16 on V68 (sigmoid/fp32/SM8350), so no arch gate.")
     s8 = fixed("output", "1/256", 1 / 256, 0)
