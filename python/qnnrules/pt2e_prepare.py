@@ -24,7 +24,7 @@ QAT of a CNN with BatchNorm (issue 34): torchao's conv + batch_norm fusion (prep
 and fold (convert_pt2e) trace their patterns with torch.export for each of conv1d, conv2d,
 conv_transpose1d and conv_transpose2d, 3 patterns each to fuse and 24 each to fold: 96
 exports in one convert_pt2e, nearly all of its time (resnet18: 96 of 98 s on a quiet
-machine), whatever the graph holds. Within ``prepare_qat_pt2e`` and ``convert_pt2e`` here, a
+machine), whatever the graph holds. Within ``prepare_qat_pt2e`` here and ``convert_pt2e`` (pt2e_convert), a
 conv function none of whose ops is in the graph is not traced: its patterns contain that op,
 so they cannot match, and the graph gets what torchao's helper does with no match (dead code
 removed; the fold's dequantize nodes merged per quantize node). A 2-D CNN pays for conv2d
@@ -233,9 +233,3 @@ def prepare_qat_pt2e(model, quantizer):
     with linear_observer_naming(), present_convs_only():
         return _quantize_pt2e.prepare_qat_pt2e(model, quantizer)
 
-
-def convert_pt2e(model, *args, **kwargs):
-    """torchao's convert_pt2e(model, ...), conv + batch_norm folded with the patterns of the
-    graph's convs only."""
-    with present_convs_only():
-        return _quantize_pt2e.convert_pt2e(model, *args, **kwargs)

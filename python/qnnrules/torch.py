@@ -126,7 +126,10 @@ def __getattr__(name):
     if name == "Quantizer":
         from .pt2e import Quantizer
         return Quantizer
-    if name in ("prepare_pt2e", "prepare_qat_pt2e", "convert_pt2e"):  # torchao's, faster (pt2e_prepare)
+    if name in ("prepare_pt2e", "prepare_qat_pt2e"):  # torchao's, faster (pt2e_prepare)
         from . import pt2e_prepare
         return getattr(pt2e_prepare, name)
+    if name == "convert_pt2e":  # torchao's, its weight fold faster and smaller (pt2e_convert)
+        from .pt2e_convert import convert_pt2e
+        return convert_pt2e
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
