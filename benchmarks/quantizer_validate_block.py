@@ -8,10 +8,16 @@ a small vocabulary by default (the embedding is per-channel either way), one cal
     PYTHONPATH=build/python .venv/bin/python benchmarks/quantizer_validate_block.py --layers 8
 
 Prints one JSON line per config: wall seconds of each phase (best of --repeat), node count.
+The converted model is also exported to a .pt2 archive (torch.export.save) and run from there:
+`Engine.run(path)` in the same process and `qnn-validate FILE` as a user runs it
+(--validate-exe, default build/tools/qnn-validate/qnn-validate).
 """
 
 import argparse
 import json
+import os
+import subprocess
+import tempfile
 import time
 
 import torch
@@ -23,6 +29,7 @@ import qnnrules.torch as qt
 from qnnrules import fx_reader
 
 SOC = "SM8650"
+VALIDATE_EXE = None  # --validate-exe
 
 
 def decoder(layers, vocab, tokens):
@@ -63,11 +70,20 @@ def measure(config, layers, vocab, tokens, repeat):
     t_graph_buffers, graph_buffers = best(lambda: fx_reader.graph_of(d_buffers, buffers), repeat)
     assert graph_buffers.to_dict() == graph.to_dict()  # the same graph either way
     t_check, report = best(lambda: engine.check(graph), repeat)
+    with tempfile.TemporaryDirectory() as tmp:
+        pt2 = os.path.join(tmp, f"decoder_{config}.pt2")
+        torch.export.save(torch.export.export(converted, (ids,), {"use_cache": False}, strict=False), pt2)
+        t_pt2, pt2_report = best(lambda: engine.run(pt2), repeat)
+        cli = [VALIDATE_EXE, pt2, "--backend", "htp", "--soc", SOC, "--warn"]
+        t_cli, cli_run = best(lambda: subprocess.run(cli, capture_output=True, text=True), repeat)
+        assert cli_run.returncode == 0, cli_run.stderr
     return {"config": config, "layers": layers, "nodes": len(d["nodes"]), "errors": report.error_count,
             "buffered_values": sum(len(b[2]) for b in buffers),
             "seconds": {"to_dict (lists)": round(t_dict, 3), "from_dict (JSON)": round(t_graph, 3),
                         "to_dict (buffers)": round(t_dict_buffers, 3), "graph_of (buffers)": round(t_graph_buffers, 3),
-                        "check": round(t_check, 3), "Quantizer.validate": round(t_validate, 3)}}
+                        "check": round(t_check, 3), "Quantizer.validate": round(t_validate, 3),
+                        "Engine.run(.pt2)": round(t_pt2, 3), "qnn-validate .pt2": round(t_cli, 3)},
+            "pt2_errors": pt2_report.error_count}
 
 
 def main():
@@ -77,7 +93,11 @@ def main():
     p.add_argument("--tokens", type=int, default=16)
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--configs", nargs="+", default=["16a4w_block", "16a4w"])
+    p.add_argument("--validate-exe", default=os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                                          "build", "tools", "qnn-validate", "qnn-validate"))
     args = p.parse_args()
+    global VALIDATE_EXE
+    VALIDATE_EXE = args.validate_exe
     torch.set_num_threads(1)
     for config in args.configs:
         print(json.dumps(measure(config, args.layers, args.vocab, args.tokens, args.repeat)), flush=True)

@@ -34,27 +34,21 @@ Argument listOf(const py::buffer& buffer) {
   py::buffer_info info = buffer.request();
   if (info.ndim != 1 || info.strides[0] != info.itemsize)
     throw py::value_error("a graph buffer must be a contiguous 1-D array");
-  Argument out;
-  out.kind = Argument::Kind::kList;
-  out.list.resize(static_cast<size_t>(info.size));
-  auto fill = [&](auto* data, Argument::Kind kind) {
-    for (size_t i = 0; i < out.list.size(); ++i) {
-      Argument& a = out.list[i];
-      a.kind = kind;
-      if (kind == Argument::Kind::kFloat) a.f = static_cast<double>(data[i]);
-      else a.i = static_cast<int64_t>(data[i]);
-    }
+  // Packed, not one Argument per value (Graph.h Argument::Kind::kNumbers); an int64 zero point
+  // beyond 2^53 changes in the double, and is refused by the fold's range check either way.
+  auto packed = [&](auto* data, bool integers) {
+    std::vector<double> values(data, data + info.size);
+    return Argument::numbers(values.data(), values.size(), integers);
   };
   std::string format = info.format;
   if (!format.empty() && (format[0] == '<' || format[0] == '=' || format[0] == '@')) format.erase(0, 1);
   const bool real = format == "f" || format == "d";
   const bool integer = format == "i" || format == "l" || format == "q";
-  if (real && info.itemsize == 4) fill(static_cast<const float*>(info.ptr), Argument::Kind::kFloat);
-  else if (real && info.itemsize == 8) fill(static_cast<const double*>(info.ptr), Argument::Kind::kFloat);
-  else if (integer && info.itemsize == 4) fill(static_cast<const int32_t*>(info.ptr), Argument::Kind::kInt);
-  else if (integer && info.itemsize == 8) fill(static_cast<const int64_t*>(info.ptr), Argument::Kind::kInt);
-  else throw py::value_error("a graph buffer must hold float32, float64, int32 or int64, not '" + info.format + "'");
-  return out;
+  if (real && info.itemsize == 4) return packed(static_cast<const float*>(info.ptr), false);
+  if (real && info.itemsize == 8) return packed(static_cast<const double*>(info.ptr), false);
+  if (integer && info.itemsize == 4) return packed(static_cast<const int32_t*>(info.ptr), true);
+  if (integer && info.itemsize == 8) return packed(static_cast<const int64_t*>(info.ptr), true);
+  throw py::value_error("a graph buffer must hold float32, float64, int32 or int64, not '" + info.format + "'");
 }
 
 // `buffers`: [(node name, argument position, 1-D array)], each the value of that positional

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "qnnrules/io/GraphReader.h"
+#include "qnnrules/io/GraphWriter.h"
 #include "qnnrules/passes/QdqFold.h"
 #include "qnnrules/io/Pt2Reader.h"
 
@@ -118,6 +119,48 @@ TEST(Pt2Reader, PerChannelScalesAreReadFromTheArchive) {
     EXPECT_FLOAT_EQ(static_cast<float>(w2.scales[i]), static_cast<float>(expected["b__scale_1"][i]));
   }
   EXPECT_EQ(w1.zeroPoints, (std::vector<int64_t>{0, 0, 0, 0}));
+}
+
+// Scales and zero points read from tensors are packed numbers (Argument::Kind::kNumbers), not an
+// Argument each; the fold gives what it gives for the same values as a list (a JSON graph), and
+// the graph written out holds them as a list again (floats for scales, integers for zero points).
+TEST(Pt2Reader, TensorScalesArePackedAndFoldAsAListWould) {
+  GraphReadResult r = readOk("lpbq_16a4w.pt2");
+  const Node* dq = nullptr;
+  for (const Node& n : r.graph.nodes())
+    if (r.graph.target(n).find("dequantize_affine") != std::string_view::npos) dq = &n;
+  ASSERT_NE(dq, nullptr);
+  const Argument& scale = dq->args[2];
+  const Argument& zp = dq->args[3];
+  ASSERT_EQ(scale.kind, Argument::Kind::kNumbers);
+  ASSERT_EQ(scale.numberCount(), 32u);
+  EXPECT_FALSE(scale.b);
+  ASSERT_EQ(zp.kind, Argument::Kind::kNumbers);
+  EXPECT_TRUE(zp.b);
+  EXPECT_EQ(zp.numberCount(), 32u);
+
+  Graph listed = r.graph;  // the same values, one Argument each
+  for (Node& n : listed.mutableNodes())
+    for (Argument& a : n.args) {
+      if (a.kind != Argument::Kind::kNumbers) continue;
+      Argument l;
+      l.kind = Argument::Kind::kList;
+      for (size_t i = 0; i < a.numberCount(); ++i)
+        l.list.push_back(a.b ? Argument::integer(static_cast<int64_t>(a.numberAt(i))) : [&] {
+          Argument f;
+          f.kind = Argument::Kind::kFloat;
+          f.f = a.numberAt(i);
+          return f;
+        }());
+      a = std::move(l);
+    }
+  EXPECT_EQ(writeGraphText(listed), writeGraphText(r.graph));
+  QdqFoldResult packed = foldQdq(r.graph), asList = foldQdq(listed);
+  ASSERT_TRUE(packed.status.isOk() && asList.status.isOk());
+  EXPECT_EQ(writeGraphText(packed.graph), writeGraphText(asList.graph));
+  const QuantSpec& w = *named(packed.graph, "linear").args[1].qspec;
+  ASSERT_EQ(w.scales.size(), 32u);
+  for (size_t i = 0; i < 32; ++i) EXPECT_EQ(w.scales[i], scale.numberAt(i));
 }
 
 // torchao's affine observer (PerGroup(16), 4-bit symmetric): convert_pt2e writes

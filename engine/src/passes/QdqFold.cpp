@@ -165,6 +165,9 @@ std::optional<QuantSpec> specOf(const Graph& g, const Node& n, QdqLayout layout,
     if (a->kind == Argument::Kind::kList) {
       for (const Argument& e : a->list)
         if (auto v = number(&e)) out.push_back(*v);
+    } else if (a->kind == Argument::Kind::kNumbers) {
+      out.reserve(out.size() + a->numberCount());
+      for (size_t i = 0; i < a->numberCount(); ++i) out.push_back(a->numberAt(i));
     } else if (auto v = number(a)) {
       out.push_back(*v);
     }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -34,7 +35,12 @@ struct TensorRef {
 
 // One positional argument (or keyword value). Literals are kept so rules can look at attributes.
 struct Argument {
-  enum class Kind : uint8_t { kNone, kBool, kInt, kFloat, kString, kList, kTensor };
+  // kNumbers: a long list of numbers — the per-channel or per-block scales or zero points of a
+  // quantize/dequantize node, read from a tensor (.pt2) or an array (Python) — packed as float64,
+  // 8 bytes each, in `s` rather than one Argument per value (an 8-layer block-wise decoder has
+  // 7.9 M of them: 0.75 GB as Arguments). `b`: the values are integers (zero points). Read with
+  // numberCount() / numberAt(); written out, it is a list like kList's.
+  enum class Kind : uint8_t { kNone, kBool, kInt, kFloat, kString, kList, kTensor, kNumbers };
   Kind kind = Kind::kNone;
   bool b = false;
   int64_t i = 0;
@@ -48,6 +54,20 @@ struct Argument {
     Argument a; a.kind = Kind::kTensor; a.tensor = {node, output}; return a;
   }
   static Argument integer(int64_t v) { Argument a; a.kind = Kind::kInt; a.i = v; return a; }
+  static Argument numbers(const double* values, size_t count, bool integers) {
+    Argument a;
+    a.kind = Kind::kNumbers;
+    a.b = integers;
+    a.s.resize(count * sizeof(double));
+    if (count) std::memcpy(a.s.data(), values, count * sizeof(double));
+    return a;
+  }
+  size_t numberCount() const { return kind == Kind::kNumbers ? s.size() / sizeof(double) : 0; }
+  double numberAt(size_t i) const {
+    double v;
+    std::memcpy(&v, s.data() + i * sizeof(double), sizeof v);
+    return v;
+  }
 };
 
 // Observed value ranges from calibration, from which encodings are computed (Encodings.h).

@@ -82,6 +82,14 @@ class Writer {
         for (const Argument& e : a.list) l.push_back(value(e, consumer));
         return l;
       }
+      case Argument::Kind::kNumbers: {
+        ojson l = ojson::array();
+        for (size_t i = 0; i < a.numberCount(); ++i) {
+          if (a.b) l.push_back(static_cast<int64_t>(a.numberAt(i)));
+          else l.push_back(a.numberAt(i));
+        }
+        return l;
+      }
       case Argument::Kind::kTensor: {
         ojson r;
         r["ref"] = g_.node(a.tensor.node).name;

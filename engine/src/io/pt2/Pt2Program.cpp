@@ -270,11 +270,10 @@ class Builder {
       a = literal(values->front());
       return;
     }
-    Argument list;
-    list.kind = Argument::Kind::kList;
-    list.list.reserve(values->size());
-    for (double v : *values) list.list.push_back(literal(v));
-    a = std::move(list);
+    // Packed (Graph.h Argument::Kind::kNumbers): a block-wise weight has a scale per block.
+    if (!isScale)
+      for (double& v : *values) v = std::round(v);  // inf/NaN/huge stay, for the fold to refuse
+    a = Argument::numbers(values->data(), values->size(), !isScale);
   }
 
   // Names of a node's output values, flattened: one per tensor (or symbolic value, or None).
