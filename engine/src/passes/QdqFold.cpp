@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <functional>
 #include <optional>
 #include <vector>
 #include <string_view>
@@ -122,15 +121,15 @@ void applyBlockSize(QuantSpec& s, const std::vector<int64_t>& block, const std::
 // specOf's reason for a scale that is inf or NaN (a calibration that met inf).
 constexpr std::string_view kNonFiniteScale = "a scale is not a finite number";
 
-std::optional<QuantSpec> specOf(const Graph& g, const Node& n, QdqLayout layout, std::string& why) {
-  const Positions at = positionsOf(layout);
-  QuantSpec s;
+// The storage dtype and quant_min/quant_max of `n` into `s`; false with `why` when they are
+// missing or not values of the dtype.
+bool readStorage(const Node& n, const Positions& at, QdqLayout layout, QuantSpec& s, std::string& why) {
   const Argument* dt = argAt(n, at.dtype, layout == QdqLayout::kAffine ? "output_dtype" : "dtype");
   if (layout == QdqLayout::kAffine && !dt) dt = argAt(n, at.dtype, "input_dtype");
   std::optional<ScalarType> t = dt && dt->kind == Argument::Kind::kString ? parseScalarType(dt->s) : std::nullopt;
   if (!t) {
     why = "the dtype argument is missing or not a dtype name";
-    return std::nullopt;
+    return false;
   }
   s.dtype = *t;
   auto qmin = number(argAt(n, at.quantMin, "quant_min"));
@@ -140,13 +139,13 @@ std::optional<QuantSpec> specOf(const Graph& g, const Node& n, QdqLayout layout,
     s.quantMax = fullQuantRange(s.dtype).max;
   } else if (!qmin || !qmax || *qmin >= *qmax) {
     why = "quant_min/quant_max are missing or empty";
-    return std::nullopt;
+    return false;
   } else {
     s.quantMin = integerIn(*qmin, kQuantLo, kQuantHi);
     s.quantMax = integerIn(*qmax, kQuantLo, kQuantHi);
     if (!s.quantMin || !s.quantMax) {
       why = "quant_min/quant_max are not integers between " + std::to_string(kQuantLo) + " and " + std::to_string(kQuantHi);
-      return std::nullopt;
+      return false;
     }
   }
   // The graph reader's rule (io/json/GraphSchemaQuant.h): quant_min and quant_max are values of the
@@ -156,62 +155,82 @@ std::optional<QuantSpec> specOf(const Graph& g, const Node& n, QdqLayout layout,
     why = "quant_min/quant_max " + std::to_string(*s.quantMin) + ".." + std::to_string(*s.quantMax) +
           " are not values of its dtype " + std::string(scalarTypeName(s.dtype)) + " (" + std::to_string(full.min) +
           ".." + std::to_string(full.max) + ")";
-    return std::nullopt;
+    return false;
   }
-  const Argument* scale = argAt(n, at.scale, at.scaleKw);
-  const Argument* zp = argAt(n, at.zeroPoint, at.zeroPointKw);
-  auto collect = [](const Argument* a, auto& out) {
-    if (!a) return;
-    if (a->kind == Argument::Kind::kList) {
-      for (const Argument& e : a->list)
-        if (auto v = number(&e)) out.push_back(*v);
-    } else if (a->kind == Argument::Kind::kNumbers) {
-      out.reserve(out.size() + a->numberCount());
-      for (size_t i = 0; i < a->numberCount(); ++i) out.push_back(a->numberAt(i));
-    } else if (auto v = number(a)) {
-      out.push_back(*v);
-    }
-  };
-  collect(scale, s.scales);
+  return true;
+}
+
+// The numbers of a scale or zero-point argument: a literal, a list, or packed numbers.
+template <typename Out>  // a std::vector or the InlineVector of a QuantSpec
+void collectNumbers(const Argument* a, Out& out) {
+  if (!a) return;
+  if (a->kind == Argument::Kind::kList) {
+    for (const Argument& e : a->list)
+      if (auto v = number(&e)) out.push_back(*v);
+  } else if (a->kind == Argument::Kind::kNumbers) {
+    out.reserve(out.size() + a->numberCount());
+    for (size_t i = 0; i < a->numberCount(); ++i) out.push_back(a->numberAt(i));
+  } else if (auto v = number(a)) {
+    out.push_back(*v);
+  }
+}
+
+// The scales and zero points of `n` into `s`; false with `why` when one is not a positive finite
+// number or an integer in range.
+bool readScalesAndZeroPoints(const Node& n, const Positions& at, QuantSpec& s, std::string& why) {
+  collectNumbers(argAt(n, at.scale, at.scaleKw), s.scales);
   std::vector<double> zeroPoints;
-  collect(zp, zeroPoints);
+  collectNumbers(argAt(n, at.zeroPoint, at.zeroPointKw), zeroPoints);
   for (double v : s.scales) {
     if (!std::isfinite(v)) {
       why = kNonFiniteScale;
-      return std::nullopt;
+      return false;
     }
     if (!(v > 0)) {
       why = "a scale is not a positive number";
-      return std::nullopt;
+      return false;
     }
   }
   for (double v : zeroPoints) {
     std::optional<int64_t> z = integerIn(v, kQuantLo, kQuantHi);
     if (!z) {
       why = "a zero point is not an integer between " + std::to_string(kQuantLo) + " and " + std::to_string(kQuantHi);
-      return std::nullopt;
+      return false;
     }
     s.zeroPoints.push_back(*z);
   }
+  return true;
+}
+
+// The shape of the tensor `n` quantizes, when its producer declares it (empty otherwise).
+const std::vector<int64_t>* inputShape(const Graph& g, const Node& n) {
+  if (n.args.empty() || n.args[0].kind != Argument::Kind::kTensor) return nullptr;
+  const Node& in = g.node(n.args[0].tensor.node);
+  return n.args[0].tensor.output < in.outputs.size() ? &in.outputs[n.args[0].tensor.output].shape : nullptr;
+}
+
+// A block_size list into `out`; false with `why` when a size is outside 1..INT32_MAX.
+template <typename Out>
+bool readBlockSizes(const Argument* list, Out& out, std::string& why) {
+  if (!list || list->kind != Argument::Kind::kList) return true;
+  for (const Argument& e : list->list) {
+    if (e.kind != Argument::Kind::kInt) continue;
+    if (e.i < 1 || e.i > INT32_MAX) {
+      why = "a block size " + std::to_string(e.i) + " is not between 1 and " + std::to_string(INT32_MAX);
+      return false;
+    }
+    out.push_back(e.i);
+  }
+  return true;
+}
+
+// The granularity of `s` (qscheme, axis, block size) by the op's layout; false with `why` when an
+// axis, group or block size is out of range.
+bool readGranularity(const Graph& g, const Node& n, QdqLayout layout, QuantSpec& s, std::string& why) {
+  const std::vector<int64_t>* shape = inputShape(g, n);
   // The rank of the quantized tensor, when its producer declares it: axes must lie inside it.
   std::optional<int64_t> rank;
-  if (!n.args.empty() && n.args[0].kind == Argument::Kind::kTensor) {
-    const Node& in = g.node(n.args[0].tensor.node);
-    if (n.args[0].tensor.output < in.outputs.size() && !in.outputs[n.args[0].tensor.output].shape.empty())
-      rank = static_cast<int64_t>(in.outputs[n.args[0].tensor.output].shape.size());
-  }
-  auto blockSizes = [&](const Argument* list, auto& out) {
-    if (!list || list->kind != Argument::Kind::kList) return true;
-    for (const Argument& e : list->list) {
-      if (e.kind != Argument::Kind::kInt) continue;
-      if (e.i < 1 || e.i > INT32_MAX) {
-        why = "a block size " + std::to_string(e.i) + " is not between 1 and " + std::to_string(INT32_MAX);
-        return false;
-      }
-      out.push_back(e.i);
-    }
-    return true;
-  };
+  if (shape && !shape->empty()) rank = static_cast<int64_t>(shape->size());
   // Symmetric when every zero point is the symmetric one of the container.
   recordZeroPointRange(s);
   const int64_t symZp = -symmetricOffset(portTypeOf(s).datatype);
@@ -221,14 +240,14 @@ std::optional<QuantSpec> specOf(const Graph& g, const Node& n, QdqLayout layout,
     case QdqLayout::kPerChannel: {
       // Block-wise (LPBQ) weights: the per-channel form with a block_size keyword (ONNX
       // DequantizeLinear with opset 21's block_size is read into this form).
-      if (!blockSizes(argAt(n, SIZE_MAX, "block_size"), s.blockSize)) return std::nullopt;
+      if (!readBlockSizes(argAt(n, SIZE_MAX, "block_size"), s.blockSize, why)) return false;
       const double axis = number(argAt(n, 3, "axis")).value_or(0);
       const int64_t hi = rank.value_or(kMaxAxis);
       std::optional<int64_t> a = integerIn(axis, -hi, hi - 1);
       if (!a) {
         why = rank ? fmt::format("the axis {} is outside the input's rank {}", axis, *rank)
                    : fmt::format("the axis {} is not between {} and {}", axis, -kMaxAxis, kMaxAxis - 1);
-        return std::nullopt;
+        return false;
       }
       s.chAxis = static_cast<int32_t>(*a);
       s.qscheme = sym || s.zeroPoints.empty() ? QScheme::kPerChannelSymmetric : QScheme::kPerChannelAffine;
@@ -243,7 +262,7 @@ std::optional<QuantSpec> specOf(const Graph& g, const Node& n, QdqLayout layout,
         std::optional<int64_t> size = integerIn(*group, 1, INT32_MAX);
         if (!size) {
           why = fmt::format("the group size {} is not between 1 and {}", *group, INT32_MAX);
-          return std::nullopt;
+          return false;
         }
         s.blockSize = {1, *size};
       }
@@ -251,21 +270,25 @@ std::optional<QuantSpec> specOf(const Graph& g, const Node& n, QdqLayout layout,
     }
     case QdqLayout::kAffine: {
       s.qscheme = sym ? QScheme::kPerTensorSymmetric : QScheme::kPerTensorAffine;
-      const Argument* block = argAt(n, 1, "block_size");
       std::vector<int64_t> blockSize;
-      if (!blockSizes(block, blockSize)) return std::nullopt;
-      std::vector<int64_t> shape;
-      if (!n.args.empty() && n.args[0].kind == Argument::Kind::kTensor) {
-        const Node& in = g.node(n.args[0].tensor.node);
-        if (n.args[0].tensor.output < in.outputs.size()) shape = in.outputs[n.args[0].tensor.output].shape;
-      }
-      applyBlockSize(s, blockSize, shape);
+      if (!readBlockSizes(argAt(n, 1, "block_size"), blockSize, why)) return false;
+      static const std::vector<int64_t> kUnknownShape;
+      applyBlockSize(s, blockSize, shape ? *shape : kUnknownShape);
       break;
     }
     case QdqLayout::kPerTensor:
       s.qscheme = sym ? QScheme::kPerTensorSymmetric : QScheme::kPerTensorAffine;
       break;
   }
+  return true;
+}
+
+std::optional<QuantSpec> specOf(const Graph& g, const Node& n, QdqLayout layout, std::string& why) {
+  const Positions at = positionsOf(layout);
+  QuantSpec s;
+  if (!readStorage(n, at, layout, s, why) || !readScalesAndZeroPoints(n, at, s, why) ||
+      !readGranularity(g, n, layout, s, why))
+    return std::nullopt;
   return s;
 }
 
@@ -277,156 +300,208 @@ bool isQdqGraph(const Graph& graph) {
   return false;
 }
 
-QdqFoldResult foldQdq(const Graph& in) {
-  QdqFoldResult r;
-  r.graph.name = in.name;
-  r.graph.formatVersion = in.formatVersion;
-  r.graph.source = in.source;
-  r.graph.qdqFolded = true;
-  const size_t count = in.nodes().size();
-  std::vector<QdqTarget> kind(count);
-  std::vector<std::optional<QuantSpec>> spec(count);
-  std::vector<uint8_t> nonFinite(count, 0);  // a quantize node whose scale is inf or NaN
-  std::vector<TensorRef> alias(count);   // what a Q/DQ node stands for, in the new graph
-  std::vector<uint32_t> newIndex(count, UINT32_MAX);
+namespace {
 
-  auto mismatch = [&](const Node& n, std::string message) {
+// A Q/DQ node without an input tensor stands for nothing: a node reading it cannot be folded (it
+// used to be pointed at node 0, which could be itself).
+constexpr uint32_t kNothing = UINT32_MAX;
+
+// One fold of `in`: the walk that copies every other node with its Q/DQ inputs turned into edge
+// encodings, then the shared-encoding renumbering, the order check and the output encodings.
+class Fold {
+ public:
+  explicit Fold(const Graph& in)
+      : in_(in), count_(in.nodes().size()), kind_(count_), spec_(count_), nonFinite_(count_, 0), alias_(count_),
+        newIndex_(count_, UINT32_MAX) {
+    r_.graph.name = in.name;
+    r_.graph.formatVersion = in.formatVersion;
+    r_.graph.source = in.source;
+    r_.graph.qdqFolded = true;
+  }
+
+  QdqFoldResult run() {
+    for (uint32_t i = 0; i < count_; ++i) {
+      const Node& n = in_.node(i);
+      kind_[i] = n.kind == NodeKind::kCall ? classify(in_.target(n)) : QdqTarget{};
+      if (kind_[i].kind != QdqKind::kNone) {
+        readQdqNode(i);
+        continue;
+      }
+      if (!copyNode(i)) return std::move(r_);
+    }
+    if (!renumberSharedRefs() || !checkOrder()) return std::move(r_);
+    noteNonFiniteProducers();
+    encodeOutputs();
+    return std::move(r_);
+  }
+
+ private:
+  const Graph& in_;
+  const size_t count_;
+  QdqFoldResult r_;
+  std::vector<QdqTarget> kind_;
+  std::vector<std::optional<QuantSpec>> spec_;
+  std::vector<uint8_t> nonFinite_;  // a quantize node whose scale is inf or NaN
+  std::vector<TensorRef> alias_;    // what a Q/DQ node stands for, in the new graph
+  std::vector<uint32_t> newIndex_;
+  const Node* unreadable_ = nullptr;  // the Q/DQ node without input a reference went through
+
+  void mismatch(const Node& n, std::string message) {
     Diagnostic d;
     d.code = DiagCode::kQdqMismatch;
     d.node = n.name;
-    d.op = std::string(in.target(n));
-    d.sourceOp = std::string(in.sourceOp(n));
+    d.op = std::string(in_.target(n));
+    d.sourceOp = std::string(in_.sourceOp(n));
     d.message = std::move(message);
-    r.diagnostics.push_back(std::move(d));
-  };
-  // Maps an old tensor reference through Q/DQ nodes; sets `edge` to the spec of the
-  // dequantize (or quantize) node it passed, if any.
-  auto remap = [&](const TensorRef& t, std::optional<QuantSpec>* edge) {
-    if (kind[t.node].kind != QdqKind::kNone) {
-      if (edge && spec[t.node] && (!*edge)) *edge = spec[t.node];
-      return alias[t.node];
+    r_.diagnostics.push_back(std::move(d));
+  }
+
+  bool refuse(const std::string& node, const std::string& why) {
+    r_.status = Status(StatusCode::kInvalidArgument, "cannot fold the Q/DQ nodes: node '" + node + "' " + why, node);
+    return false;
+  }
+
+  // Maps an old tensor reference through Q/DQ nodes; sets `edge` to the spec of the dequantize
+  // (or quantize) node it passed, if any.
+  TensorRef remap(const TensorRef& t, std::optional<QuantSpec>* edge) const {
+    if (kind_[t.node].kind != QdqKind::kNone) {
+      if (edge && spec_[t.node] && (!*edge)) *edge = spec_[t.node];
+      return alias_[t.node];
     }
-    return TensorRef{newIndex[t.node], t.output};
-  };
-  // A Q/DQ node without an input tensor stands for nothing: a node reading it cannot be
-  // folded (it used to be pointed at node 0, which could be itself).
-  constexpr uint32_t kNothing = UINT32_MAX;
-  const Node* unreadable = nullptr;  // the Q/DQ node such a reference went through
-  std::function<void(Argument&)> fix = [&](Argument& a) {
+    return TensorRef{newIndex_[t.node], t.output};
+  }
+
+  void fix(Argument& a) {
     if (a.kind == Argument::Kind::kList)
       for (Argument& e : a.list) fix(e);
     if (a.kind != Argument::Kind::kTensor) return;
     std::optional<QuantSpec> edge;
     const uint32_t old = a.tensor.node;
     a.tensor = remap(a.tensor, &edge);
-    if (a.tensor.node == kNothing && !unreadable) unreadable = &in.node(old);
+    if (a.tensor.node == kNothing && !unreadable_) unreadable_ = &in_.node(old);
     if (edge && !a.qspec) a.qspec = edge;
-  };
-  auto refuse = [&](const std::string& node, const std::string& why) {
-    r.status = Status(StatusCode::kInvalidArgument, "cannot fold the Q/DQ nodes: node '" + node + "' " + why, node);
-    return r;
-  };
+  }
 
-  for (uint32_t i = 0; i < count; ++i) {
-    const Node& n = in.node(i);
-    kind[i] = n.kind == NodeKind::kCall ? classify(in.target(n)) : QdqTarget{};
-    if (kind[i].kind != QdqKind::kNone) {
-      (kind[i].kind == QdqKind::kQuantize ? r.quantizeNodes : r.dequantizeNodes)++;
-      std::string why;
-      spec[i] = specOf(in, n, kind[i].layout, why);
-      if (!spec[i]) mismatch(n, "cannot read the quantization arguments: " + why + ".");
-      nonFinite[i] = !spec[i] && why == kNonFiniteScale && kind[i].kind == QdqKind::kQuantize;
-      if (n.args.empty() || n.args[0].kind != Argument::Kind::kTensor) {
-        mismatch(n, "the node has no input tensor.");
-        alias[i] = TensorRef{kNothing, 0};
-        continue;
-      }
-      alias[i] = remap(n.args[0].tensor, nullptr);
-      continue;
+  void readQdqNode(uint32_t i) {
+    const Node& n = in_.node(i);
+    (kind_[i].kind == QdqKind::kQuantize ? r_.quantizeNodes : r_.dequantizeNodes)++;
+    std::string why;
+    spec_[i] = specOf(in_, n, kind_[i].layout, why);
+    if (!spec_[i]) mismatch(n, "cannot read the quantization arguments: " + why + ".");
+    nonFinite_[i] = !spec_[i] && why == kNonFiniteScale && kind_[i].kind == QdqKind::kQuantize;
+    if (n.args.empty() || n.args[0].kind != Argument::Kind::kTensor) {
+      mismatch(n, "the node has no input tensor.");
+      alias_[i] = TensorRef{kNothing, 0};
+      return;
     }
+    alias_[i] = remap(n.args[0].tensor, nullptr);
+  }
+
+  bool copyNode(uint32_t i) {
+    const Node& n = in_.node(i);
     Node copy = n;
-    copy.targetId = n.kind == NodeKind::kCall ? r.graph.internTarget(in.target(n)) : Node::kNoTarget;
-    copy.moduleId = r.graph.internModule(in.modulePath(n));
-    if (n.sourceId != Node::kNoTarget) copy.sourceId = r.graph.internTarget(in.sourceOp(n));
+    copy.targetId = n.kind == NodeKind::kCall ? r_.graph.internTarget(in_.target(n)) : Node::kNoTarget;
+    copy.moduleId = r_.graph.internModule(in_.modulePath(n));
+    if (n.sourceId != Node::kNoTarget) copy.sourceId = r_.graph.internTarget(in_.sourceOp(n));
     for (Argument& a : copy.args) fix(a);
     for (auto& kv : copy.kwargs) fix(kv.second);
-    if (unreadable)
-      return refuse(n.name, "reads '" + unreadable->name + "', a Q/DQ node without an input tensor");
-    StatusOr<uint32_t> idx = r.graph.addNode(std::move(copy));
+    if (unreadable_) return refuse(n.name, "reads '" + unreadable_->name + "', a Q/DQ node without an input tensor");
+    StatusOr<uint32_t> idx = r_.graph.addNode(std::move(copy));
     if (!idx.isOk()) {
-      r.status = idx.status();
-      return r;
+      r_.status = idx.status();
+      return false;
     }
-    newIndex[i] = *idx;
+    newIndex_[i] = *idx;
+    return true;
   }
-  // Shared-encoding references name nodes by index: renumber them for the folded graph (stale
+
+  // Shared-encoding references name nodes by index: renumbered for the folded graph (stale
   // indices would name other nodes, or none). A reference to a folded Q/DQ node follows it to
   // the tensor it stands for; an edge into one becomes that tensor's output encoding.
-  auto renumber = [&](OptionalBox<QuantSpec>& box) {
+  void renumber(OptionalBox<QuantSpec>& box) {
     if (!box || !box->sharedWith) return;
     SharedRef& ref = *box->sharedWith;
-    if (ref.node >= count || (ref.kind == SharedRef::Kind::kEdge && ref.consumer >= count)) return;
-    if (ref.kind == SharedRef::Kind::kEdge && kind[ref.consumer].kind != QdqKind::kNone)
+    if (ref.node >= count_ || (ref.kind == SharedRef::Kind::kEdge && ref.consumer >= count_)) return;
+    if (ref.kind == SharedRef::Kind::kEdge && kind_[ref.consumer].kind != QdqKind::kNone)
       ref.kind = SharedRef::Kind::kNodeOutput;
-    if (ref.kind == SharedRef::Kind::kEdge) ref.consumer = newIndex[ref.consumer];
-    if (kind[ref.node].kind != QdqKind::kNone) {
+    if (ref.kind == SharedRef::Kind::kEdge) ref.consumer = newIndex_[ref.consumer];
+    if (kind_[ref.node].kind != QdqKind::kNone) {
       const uint32_t old = ref.node;
-      ref.output = alias[old].output;
-      ref.node = alias[old].node;
-      if (ref.node == kNothing && !unreadable) unreadable = &in.node(old);
+      ref.output = alias_[old].output;
+      ref.node = alias_[old].node;
+      if (ref.node == kNothing && !unreadable_) unreadable_ = &in_.node(old);
     } else {
-      ref.node = newIndex[ref.node];
+      ref.node = newIndex_[ref.node];
     }
-  };
-  std::function<void(Argument&)> renumberArg = [&](Argument& a) {
+  }
+
+  void renumberArg(Argument& a) {
     for (Argument& e : a.list) renumberArg(e);
     renumber(a.qspec);
-  };
-  for (Node& n : r.graph.mutableNodes()) {
-    for (Argument& a : n.args) renumberArg(a);
-    for (auto& kv : n.kwargs) renumberArg(kv.second);
-    for (TensorMeta& t : n.outputs) renumber(t.qspec);
-    if (unreadable)
-      return refuse(n.name, "shares the encoding of '" + unreadable->name + "', a Q/DQ node without an input tensor");
   }
+
+  bool renumberSharedRefs() {
+    for (Node& n : r_.graph.mutableNodes()) {
+      for (Argument& a : n.args) renumberArg(a);
+      for (auto& kv : n.kwargs) renumberArg(kv.second);
+      for (TensorMeta& t : n.outputs) renumber(t.qspec);
+      if (unreadable_)
+        return refuse(n.name, "shares the encoding of '" + unreadable_->name + "', a Q/DQ node without an input tensor");
+    }
+    return true;
+  }
+
+  static bool readsEarlier(const Argument& a, uint32_t i) {
+    if (a.kind == Argument::Kind::kTensor && a.tensor.node >= i) return false;
+    for (const Argument& e : a.list)
+      if (!readsEarlier(e, i)) return false;
+    return true;
+  }
+
   // What folding writes must read back: every tensor a node reads comes before it.
-  for (uint32_t i = 0; i < r.graph.nodes().size(); ++i) {
-    const Node& n = r.graph.node(i);
-    std::function<bool(const Argument&)> earlier = [&](const Argument& a) {
-      if (a.kind == Argument::Kind::kTensor && a.tensor.node >= i) return false;
-      for (const Argument& e : a.list)
-        if (!earlier(e)) return false;
-      return true;
-    };
-    for (const Argument& a : n.args)
-      if (!earlier(a)) return refuse(n.name, "would read itself or a later node once its Q/DQ nodes are folded");
-    for (const auto& kv : n.kwargs)
-      if (!earlier(kv.second)) return refuse(n.name, "would read itself or a later node once its Q/DQ nodes are folded");
+  bool checkOrder() {
+    for (uint32_t i = 0; i < r_.graph.nodes().size(); ++i) {
+      const Node& n = r_.graph.node(i);
+      bool ok = true;
+      for (const Argument& a : n.args) ok = ok && readsEarlier(a, i);
+      for (const auto& kv : n.kwargs) ok = ok && readsEarlier(kv.second, i);
+      if (!ok) return refuse(n.name, "would read itself or a later node once its Q/DQ nodes are folded");
+    }
+    return true;
   }
+
   // A compute node's output quantized with a non-finite scale.
-  for (uint32_t i = 0; i < count; ++i) {
-    if (!nonFinite[i]) continue;
-    const Node& q = in.node(i);
-    const TensorRef src = q.args[0].tensor;
-    if (kind[src.node].kind == QdqKind::kNone && newIndex[src.node] != UINT32_MAX)
-      r.nonFiniteScaleProducers.push_back(in.node(src.node).name);
+  void noteNonFiniteProducers() {
+    for (uint32_t i = 0; i < count_; ++i) {
+      const Node& q = in_.node(i);
+      if (!nonFinite_[i] || q.args.empty() || q.args[0].kind != Argument::Kind::kTensor) continue;
+      const TensorRef src = q.args[0].tensor;
+      if (kind_[src.node].kind == QdqKind::kNone && newIndex_[src.node] != UINT32_MAX)
+        r_.nonFiniteScaleProducers.push_back(in_.node(src.node).name);
+    }
   }
+
   // Outputs take the encoding of the quantize node that consumes them.
-  for (uint32_t i = 0; i < count; ++i) {
-    if (kind[i].kind != QdqKind::kQuantize || !spec[i]) continue;
-    const Node& q = in.node(i);
-    if (q.args.empty() || q.args[0].kind != Argument::Kind::kTensor) continue;
-    TensorRef src = q.args[0].tensor;
-    if (kind[src.node].kind != QdqKind::kNone || newIndex[src.node] == UINT32_MAX) continue;
-    Node& producer = r.graph.mutableNodes()[newIndex[src.node]];
-    if (src.output >= producer.outputs.size()) continue;
-    auto& out = producer.outputs[src.output].qspec;
-    if (out && (out->scales != spec[i]->scales || out->zeroPoints != spec[i]->zeroPoints))
-      mismatch(q, "quantizes output " + std::to_string(src.output) + " of '" + producer.name +
-                      "' with a different encoding than another quantize node of the same tensor.");
-    if (!out) out = spec[i];
+  void encodeOutputs() {
+    for (uint32_t i = 0; i < count_; ++i) {
+      if (kind_[i].kind != QdqKind::kQuantize || !spec_[i]) continue;
+      const Node& q = in_.node(i);
+      if (q.args.empty() || q.args[0].kind != Argument::Kind::kTensor) continue;
+      TensorRef src = q.args[0].tensor;
+      if (kind_[src.node].kind != QdqKind::kNone || newIndex_[src.node] == UINT32_MAX) continue;
+      Node& producer = r_.graph.mutableNodes()[newIndex_[src.node]];
+      if (src.output >= producer.outputs.size()) continue;
+      auto& out = producer.outputs[src.output].qspec;
+      if (out && (out->scales != spec_[i]->scales || out->zeroPoints != spec_[i]->zeroPoints))
+        mismatch(q, "quantizes output " + std::to_string(src.output) + " of '" + producer.name +
+                        "' with a different encoding than another quantize node of the same tensor.");
+      if (!out) out = spec_[i];
+    }
   }
-  return r;
-}
+};
+
+}  // namespace
+
+QdqFoldResult foldQdq(const Graph& in) { return Fold(in).run(); }
 
 }  // namespace qnnrules
