@@ -81,10 +81,12 @@ void keepDiagnostics(MatrixCell& cell, const DiagnosticList& all) {
 
 bool isAll(const std::vector<std::string>& v) { return v.empty() || (v.size() == 1 && v[0] == "all"); }
 
-CompatibilityMatrix stopped(CompatibilityMatrix m, const Status& st, const DiagnosticList& errors = {}) {
+// The matrix stops with `st` and the errors that say why. False, for the steps of
+// compatibilityMatrix to return.
+bool stop(CompatibilityMatrix& m, const Status& st, const DiagnosticList& errors = {}) {
   m.status = st;
   m.errors = errors;
-  return m;
+  return false;
 }
 
 std::string verdictText(const MatrixCell& c) {
@@ -104,35 +106,36 @@ std::string cellText(const MatrixCell& c) { return fmt::format("{} ({}/{})", ver
 
 }  // namespace
 
-CompatibilityMatrix compatibilityMatrix(const EngineOptions& base, const Graph& graph, const MatrixOptions& options) {
-  CompatibilityMatrix m;
-  m.graph = graph.name;
-  m.backend = base.backend;
-  m.mode = base.mode;
-  // The SoCs: named, or every one of the table the backend runs on (its manifest's hardware
-  // column: all of them for HTP, those with an LPAI for lpai), read through a first engine.
-  EngineOptions first = base;
-  std::vector<std::unique_ptr<Engine>> engines;
-  if (isAll(options.socs)) {
-    // The probe opens on the default SoC, which the backend need not run on: only its rules
-    // and the SoC table are read from it.
-    first.soc.clear();
-    Engine probe(first);
-    const RuleRegistry::SocLoad& socs = probe.registry().socs();
-    if (!socs.status.isOk()) return stopped(std::move(m), socs.status, socs.errors);
-    const std::string& backend = probe.options().backend;
-    // No backend (the default could not be chosen) or its rules do not load: the probe says why.
-    const BackendLoad* load = backend.empty() ? nullptr : &probe.registry().backend(backend);
-    if (!load || !load->status.isOk()) {
-      if (load && probe.ok()) return stopped(std::move(m), load->status, load->errors);
-      return stopped(std::move(m), probe.status(), probe.loadErrors());
-    }
-    for (const SocInfo& s : socs.table->all())
-      if (checkSocRequirement(load->manifest.get(), backend, s, *socs.table).isOk()) m.socs.push_back(s.name);
-  } else {
-    m.socs = options.socs;
+namespace {
+
+// The SoCs: named, or every one of the table the backend runs on (its manifest's hardware
+// column: all of them for HTP, those with an LPAI for lpai), read through a first engine.
+bool selectSocs(const EngineOptions& base, const std::vector<std::string>& named, CompatibilityMatrix& m) {
+  if (!isAll(named)) {
+    m.socs = named;
+    return true;
   }
-  // One registry for every SoC: the rules are loaded once (Engine::withSoc).
+  // The probe opens on the default SoC, which the backend need not run on: only its rules
+  // and the SoC table are read from it.
+  EngineOptions first = base;
+  first.soc.clear();
+  Engine probe(first);
+  const RuleRegistry::SocLoad& socs = probe.registry().socs();
+  if (!socs.status.isOk()) return stop(m, socs.status, socs.errors);
+  const std::string& backend = probe.options().backend;
+  // No backend (the default could not be chosen) or its rules do not load: the probe says why.
+  const BackendLoad* load = backend.empty() ? nullptr : &probe.registry().backend(backend);
+  if (!load || !load->status.isOk()) {
+    if (load && probe.ok()) return stop(m, load->status, load->errors);
+    return stop(m, probe.status(), probe.loadErrors());
+  }
+  for (const SocInfo& s : socs.table->all())
+    if (checkSocRequirement(load->manifest.get(), backend, s, *socs.table).isOk()) m.socs.push_back(s.name);
+  return true;
+}
+
+// One engine per SoC, all sharing one registry: the rules are loaded once (Engine::withSoc).
+bool openEngines(const EngineOptions& base, CompatibilityMatrix& m, std::vector<std::unique_ptr<Engine>>& engines) {
   std::optional<Engine> opened;
   for (const std::string& soc : m.socs) {
     if (!opened) {
@@ -142,100 +145,149 @@ CompatibilityMatrix compatibilityMatrix(const EngineOptions& base, const Graph& 
       if (m.backend.empty()) m.backend = opened->options().backend;  // none named: the rules' default
     }
     engines.push_back(std::make_unique<Engine>(opened->withSoc(soc)));
-    if (!engines.back()->ok()) return stopped(std::move(m), engines.back()->status(), engines.back()->loadErrors());
+    if (!engines.back()->ok()) return stop(m, engines.back()->status(), engines.back()->loadErrors());
   }
-  if (engines.empty()) return stopped(std::move(m), Status(StatusCode::kInvalidArgument, "no SoC to judge on"));
-  // The configs: named, or each config's default selection.
-  if (isAll(options.configs)) {
-    const QuantConfigTable* table = engines.front()->quantConfigs();
-    if (!table) return stopped(std::move(m), Status(StatusCode::kRuleError, "the quantization configs could not be loaded"));
-    for (const QuantConfig& c : table->all()) m.configs.push_back(c.name);
-  } else {
-    m.configs = options.configs;
+  if (engines.empty()) return stop(m, Status(StatusCode::kInvalidArgument, "no SoC to judge on"));
+  return true;
+}
+
+// The configs: named, or each config's default selection.
+bool selectConfigs(const Engine& engine, const std::vector<std::string>& named, CompatibilityMatrix& m) {
+  if (!isAll(named)) {
+    m.configs = named;
+    return true;
   }
-  // Engines by hardware: the first SoC of each hardware judges for the others.
-  std::vector<size_t> judgeOf(m.socs.size());
-  std::vector<std::string> hardware(m.socs.size());
+  const QuantConfigTable* table = engine.quantConfigs();
+  if (!table) return stop(m, Status(StatusCode::kRuleError, "the quantization configs could not be loaded"));
+  for (const QuantConfig& c : table->all()) m.configs.push_back(c.name);
+  return true;
+}
+
+// Engines by hardware: the first SoC of each hardware judges for the others.
+struct HardwareJudges {
+  std::vector<size_t> judgeOf;        // by SoC: the SoC whose validation it shares (itself for a judge)
+  std::vector<std::string> hardware;  // by SoC
+  size_t judges = 0;                  // validations per config
+};
+
+HardwareJudges groupByHardware(const std::vector<std::unique_ptr<Engine>>& engines) {
+  HardwareJudges g;
+  g.judgeOf.resize(engines.size());
+  g.hardware.resize(engines.size());
   std::map<std::string, size_t> firstWith;
-  for (size_t s = 0; s < m.socs.size(); ++s) {
+  for (size_t s = 0; s < engines.size(); ++s) {
     const Engine& e = *engines[s];
-    hardware[s] = hardwareText(e.rules().manifest(), e.soc());
-    judgeOf[s] = firstWith.try_emplace(hardware[s], s).first->second;
+    g.hardware[s] = hardwareText(e.rules().manifest(), e.soc());
+    g.judgeOf[s] = firstWith.try_emplace(g.hardware[s], s).first->second;
   }
+  g.judges = firstWith.size();
+  return g;
+}
+
+// With every diagnostic kept: the temporary file that holds them (m.spool), or false.
+bool openSpool(CompatibilityMatrix& m, std::shared_ptr<MatrixSpool>& spool) {
+  spool = std::make_shared<MatrixSpool>();
+  if (!spool->ok())
+    return stop(m, Status(StatusCode::kIoError,
+                          fmt::format("cannot create a temporary file for the matrix's diagnostics "
+                                      "({}); set TMPDIR to a writable directory",
+                                      std::strerror(errno))));
+  m.spool = spool;
+  return true;
+}
+
+// A judge's cell from its annotation and validation. Only what the cell prints stays (counts,
+// the first few of each code); the rest goes to the spool, when kept at all (non-null).
+Status fillJudgedCell(MatrixCell& cell, const AnnotateResult& a, RunReport& r, MatrixSpool* spool) {
+  keepDiagnostics(cell, a.diagnostics);
+  keepDiagnostics(cell, r.validation.diagnostics);
+  cell.errors = countSeverity(a.diagnostics, Severity::kError) + countSeverity(r.validation.diagnostics, Severity::kError);
+  cell.warnings =
+      countSeverity(a.diagnostics, Severity::kWarning) + countSeverity(r.validation.diagnostics, Severity::kWarning);
+  if (spool) {
+    DiagnosticList all = a.diagnostics;
+    all.insert(all.end(), std::make_move_iterator(r.validation.diagnostics.begin()),
+               std::make_move_iterator(r.validation.diagnostics.end()));
+    const std::string text = formatJsonArray(all, kCellDiagnosticsLevel);
+    if (!spool->append(text, cell.spoolOffset))
+      return Status(StatusCode::kIoError, fmt::format("cannot keep the matrix's diagnostics in a temporary file "
+                                                      "({}); set TMPDIR to a directory with room",
+                                                      std::strerror(errno)));
+    cell.spoolBytes = text.size();
+  }
+  cell.verdict = judge(r.failed(), r.delegation);
+  cell.computeNodes = r.delegation.computeNodes;
+  cell.cpuNodes = r.delegation.computeNodes - r.delegation.delegatedComputeNodes;
+  cell.fullDelegationProblems = r.delegation.fullDelegationProblems;  // empty unless required and not met
+  return Status();
+}
+
+// Config c's cells of the SoCs that share a judge's validation: a copy of the judge's cell.
+void shareJudgedCells(CompatibilityMatrix& m, size_t c, const std::vector<size_t>& judgeOf) {
+  for (size_t s = 0; s < m.socs.size(); ++s) {
+    if (judgeOf[s] == s) continue;
+    MatrixCell& cell = m.cells[s * m.configs.size() + c];
+    const MatrixCell& judged = m.cells[judgeOf[s] * m.configs.size() + c];
+    MatrixCell copy;
+    copy.config = judged.config;
+    copy.hardware = judged.hardware;
+    copy.verdict = judged.verdict;
+    copy.errors = judged.errors;
+    copy.warnings = judged.warnings;
+    copy.computeNodes = judged.computeNodes;
+    copy.cpuNodes = judged.cpuNodes;
+    copy.fullDelegationProblems = judged.fullDelegationProblems;
+    copy.soc = cell.soc;
+    copy.shared = true;
+    copy.judgedOn = cell.judgedOn;
+    cell = std::move(copy);
+  }
+}
+
+// Config c's column: the graph annotated once (annotation follows the backend's rules, not
+// the SoC), then validated by each hardware's judge; the other SoCs share their judge's cell.
+bool judgeConfig(const Graph& graph, size_t c, const std::vector<std::unique_ptr<Engine>>& engines,
+                 const HardwareJudges& g, const MatrixOptions& options, MatrixSpool* spool, CompatibilityMatrix& m) {
+  Graph annotated = graph;
+  AnnotateOptions ao;
+  ao.config = m.configs[c];
+  AnnotateResult a = engines.front()->annotate(annotated, ao);
+  if (!a.status.isOk()) return stop(m, a.status, a.loadErrors);
+  RunOptions ro;
+  for (size_t s = 0; s < m.socs.size(); ++s) {
+    MatrixCell& cell = m.cells[s * m.configs.size() + c];
+    cell.soc = m.socs[s];
+    cell.config = m.configs[c];
+    cell.hardware = g.hardware[s];
+    cell.judgedOn = m.socs[g.judgeOf[s]];
+    if (g.judgeOf[s] != s) continue;  // filled from its judge below
+    RunReport r = engines[s]->run(annotated, ro);
+    ++m.validations;
+    if (options.progress) options.progress(m.validations, g.judges * m.configs.size(), m.socs[s] + " x " + m.configs[c]);
+    if (!r.ok()) return stop(m, r.status, r.stageErrors);
+    if (Status st = fillJudgedCell(cell, a, r, spool); !st.isOk()) return stop(m, st);
+  }
+  shareJudgedCells(m, c, g.judgeOf);
+  return true;
+}
+
+}  // namespace
+
+CompatibilityMatrix compatibilityMatrix(const EngineOptions& base, const Graph& graph, const MatrixOptions& options) {
+  CompatibilityMatrix m;
+  m.graph = graph.name;
+  m.backend = base.backend;
+  m.mode = base.mode;
+  std::vector<std::unique_ptr<Engine>> engines;
+  if (!selectSocs(base, options.socs, m) || !openEngines(base, m, engines) ||
+      !selectConfigs(*engines.front(), options.configs, m))
+    return m;
+  const HardwareJudges judges = groupByHardware(engines);
   m.cells.resize(m.socs.size() * m.configs.size());
   std::shared_ptr<MatrixSpool> spool;
-  if (options.allDiagnostics) {
-    spool = std::make_shared<MatrixSpool>();
-    if (!spool->ok())
-      return stopped(std::move(m), Status(StatusCode::kIoError,
-                                          fmt::format("cannot create a temporary file for the matrix's diagnostics "
-                                                      "({}); set TMPDIR to a writable directory",
-                                                      std::strerror(errno))));
-    m.spool = spool;
-  }
-  const size_t judges = firstWith.size();  // validations per config
-  for (size_t c = 0; c < m.configs.size(); ++c) {
-    // Annotation follows the backend's rules, not the SoC: once per config.
-    Graph annotated = graph;
-    AnnotateOptions ao;
-    ao.config = m.configs[c];
-    AnnotateResult a = engines.front()->annotate(annotated, ao);
-    if (!a.status.isOk()) return stopped(std::move(m), a.status, a.loadErrors);
-    RunOptions ro;
-    for (size_t s = 0; s < m.socs.size(); ++s) {
-      MatrixCell& cell = m.cells[s * m.configs.size() + c];
-      cell.soc = m.socs[s];
-      cell.config = m.configs[c];
-      cell.hardware = hardware[s];
-      cell.judgedOn = m.socs[judgeOf[s]];
-      if (judgeOf[s] != s) continue;  // filled from its judge below
-      RunReport r = engines[s]->run(annotated, ro);
-      ++m.validations;
-      if (options.progress) options.progress(m.validations, judges * m.configs.size(), m.socs[s] + " x " + m.configs[c]);
-      if (!r.ok()) return stopped(std::move(m), r.status, r.stageErrors);
-      // Only what the cell prints stays (counts, the first few of each code); the rest goes
-      // to the spool, when kept at all.
-      keepDiagnostics(cell, a.diagnostics);
-      keepDiagnostics(cell, r.validation.diagnostics);
-      cell.errors = countSeverity(a.diagnostics, Severity::kError) + countSeverity(r.validation.diagnostics, Severity::kError);
-      cell.warnings =
-          countSeverity(a.diagnostics, Severity::kWarning) + countSeverity(r.validation.diagnostics, Severity::kWarning);
-      if (spool) {
-        DiagnosticList all = a.diagnostics;
-        all.insert(all.end(), std::make_move_iterator(r.validation.diagnostics.begin()),
-                   std::make_move_iterator(r.validation.diagnostics.end()));
-        const std::string text = formatJsonArray(all, kCellDiagnosticsLevel);
-        if (!spool->append(text, cell.spoolOffset))
-          return stopped(std::move(m), Status(StatusCode::kIoError,
-                                              fmt::format("cannot keep the matrix's diagnostics in a temporary file "
-                                                          "({}); set TMPDIR to a directory with room",
-                                                          std::strerror(errno))));
-        cell.spoolBytes = text.size();
-      }
-      cell.verdict = judge(r.failed(), r.delegation);
-      cell.computeNodes = r.delegation.computeNodes;
-      cell.cpuNodes = r.delegation.computeNodes - r.delegation.delegatedComputeNodes;
-      cell.fullDelegationProblems = r.delegation.fullDelegationProblems;  // empty unless required and not met
-    }
-    for (size_t s = 0; s < m.socs.size(); ++s) {
-      if (judgeOf[s] == s) continue;
-      MatrixCell& cell = m.cells[s * m.configs.size() + c];
-      const MatrixCell& judged = m.cells[judgeOf[s] * m.configs.size() + c];
-      MatrixCell copy;
-      copy.config = judged.config;
-      copy.hardware = judged.hardware;
-      copy.verdict = judged.verdict;
-      copy.errors = judged.errors;
-      copy.warnings = judged.warnings;
-      copy.computeNodes = judged.computeNodes;
-      copy.cpuNodes = judged.cpuNodes;
-      copy.fullDelegationProblems = judged.fullDelegationProblems;
-      copy.soc = cell.soc;
-      copy.shared = true;
-      copy.judgedOn = cell.judgedOn;
-      cell = std::move(copy);
-    }
-  }
+  if (options.allDiagnostics && !openSpool(m, spool)) return m;
+  for (size_t c = 0; c < m.configs.size(); ++c)
+    if (!judgeConfig(graph, c, engines, judges, options, spool.get(), m)) return m;
   return m;
 }
 

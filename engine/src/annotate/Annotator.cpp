@@ -232,29 +232,7 @@ Annotator::Choice Annotator::choose(const Node& n) {
 void Annotator::run(const ConfigSelection& defaultSel) {
   default_ = compiled(defaultSel);
   ruleOfTarget_ = rules_.rulesOfTargets(g_.targets());
-  if (recipe_) {
-    const auto& ovs = recipe_->overrides;
-    targetOverrides_.assign(g_.targets().size(), {});
-    overrideHits_.assign(ovs.size(), 0);
-    for (uint32_t i = 0; i < ovs.size(); ++i) {
-      overrideSel_.push_back(ovs[i].selection ? compiled(*ovs[i].selection) : nullptr);
-      if (ovs[i].by == Override::By::kNodeName) {
-        if (ovs[i].exactName)
-          exactNameOverrides_[*ovs[i].exactName].push_back(i);
-        else
-          nameRegexOverrides_.push_back(i);
-      }
-      if (ovs[i].by != Override::By::kTarget) continue;
-      for (const std::string& t : ovs[i].targets)
-        for (size_t k = 0; k < g_.targets().size(); ++k)
-          if (g_.targets()[k] == t) targetOverrides_[k].push_back(i);
-    }
-    for (size_t i = 0; i < recipe_->discardNodes.size(); ++i) discardNodes_[recipe_->discardNodes[i]].push_back(i);
-    discardNodeSeen_.assign(recipe_->discardNodes.size(), false);
-    for (const std::string& op : recipe_->discardOps)
-      for (size_t k = 0; k < g_.targets().size(); ++k)
-        if (g_.targets()[k] == op) discardTargets_.insert(static_cast<uint32_t>(k));
-  }
+  if (recipe_) indexRecipe();
   for (const auto& [op, why] : opt_.floatOps)
     for (size_t k = 0; k < g_.targets().size(); ++k)
       if (g_.targets()[k] == op) floatTargets_.emplace(static_cast<uint32_t>(k), why);
@@ -268,49 +246,82 @@ void Annotator::run(const ConfigSelection& defaultSel) {
   for (uint32_t idx = 0; idx < g_.nodes().size(); ++idx) {
     const Node& n = g_.node(idx);
     if (n.kind != NodeKind::kCall) continue;
-    const Rule* rule = n.targetId == Node::kNoTarget ? nullptr : ruleOfTarget_[n.targetId];
-    const bool explain = idx == explainIdx_;
-    if (explain) {
-      r_.explanation.emplace();
-      expl_ = &*r_.explanation;
-      expl_->node = n.name;
-      expl_->op = std::string(g_.target(n));
-      expl_->sourceOp = std::string(g_.sourceOp(n));
-      expl_->rule = rule ? rule->id + " (" + rule->mark.toString() + ")" : "no rule covers this op";
-      expl_->pattern = rule ? std::string(patternName(rule->pattern)) : "none";
-    }
-    bool annotatedBefore = false;
-    for (const Argument& a : n.args) {
-      annotatedBefore |= a.qspec.has_value();
-      for (const Argument& e : a.list) annotatedBefore |= e.qspec.has_value();
-    }
-    for (const TensorMeta& o : n.outputs) annotatedBefore |= o.qspec.has_value();
-    Choice ch = choose(n);
-    if (explain) {
-      expl_->config = ch.discard ? "none (discarded)" : ch.cs->sel.text();
-      expl_->decidedBy = ch.discard ? ch.discardWhy
-                         : ch.winner ? "override " + ch.winner->describe()
-                                     : "the default config";
-    }
-    if (annotatedBefore) {
-      ++r_.nodesKept;
-      if (explain) expl_->ports.push_back({"*", "unchanged", "the node was annotated before; annotations are kept"});
-    } else if (ch.discard) {
-      ++r_.nodesDiscarded;
-      note(n, DiagCode::kDiscarded, Severity::kNote, "node left unannotated: " + ch.discardWhy + "; it stays float (on CPU unless the backend has a float variant)");
-    } else if (rule && rule->kind != RuleKind::kUnsupported) {
-      contextText_ = expl_ ? "config " + ch.cs->sel.text() + ", pattern " + std::string(patternName(rule->pattern)) +
-                                 " of rule " + rule->id
-                           : std::string();
-      annotate(idx, *rule, ch);
-      ++r_.nodesAnnotated;
-    } else if (explain) {
-      expl_->ports.push_back({"*", "unannotated", rule ? "the rule declares the op unsupported" : "no rule: the op runs on CPU"});
-    }
-    expl_ = nullptr;
+    annotateNode(idx, n);
   }
 
   if (!recipe_) return;
+  reportUnmatchedRecipe();
+  reportOverrideTies();
+}
+
+void Annotator::indexRecipe() {
+  const auto& ovs = recipe_->overrides;
+  targetOverrides_.assign(g_.targets().size(), {});
+  overrideHits_.assign(ovs.size(), 0);
+  for (uint32_t i = 0; i < ovs.size(); ++i) {
+    overrideSel_.push_back(ovs[i].selection ? compiled(*ovs[i].selection) : nullptr);
+    if (ovs[i].by == Override::By::kNodeName) {
+      if (ovs[i].exactName)
+        exactNameOverrides_[*ovs[i].exactName].push_back(i);
+      else
+        nameRegexOverrides_.push_back(i);
+    }
+    if (ovs[i].by != Override::By::kTarget) continue;
+    for (const std::string& t : ovs[i].targets)
+      for (size_t k = 0; k < g_.targets().size(); ++k)
+        if (g_.targets()[k] == t) targetOverrides_[k].push_back(i);
+  }
+  for (size_t i = 0; i < recipe_->discardNodes.size(); ++i) discardNodes_[recipe_->discardNodes[i]].push_back(i);
+  discardNodeSeen_.assign(recipe_->discardNodes.size(), false);
+  for (const std::string& op : recipe_->discardOps)
+    for (size_t k = 0; k < g_.targets().size(); ++k)
+      if (g_.targets()[k] == op) discardTargets_.insert(static_cast<uint32_t>(k));
+}
+
+void Annotator::annotateNode(uint32_t idx, const Node& n) {
+  const Rule* rule = n.targetId == Node::kNoTarget ? nullptr : ruleOfTarget_[n.targetId];
+  const bool explain = idx == explainIdx_;
+  if (explain) {
+    r_.explanation.emplace();
+    expl_ = &*r_.explanation;
+    expl_->node = n.name;
+    expl_->op = std::string(g_.target(n));
+    expl_->sourceOp = std::string(g_.sourceOp(n));
+    expl_->rule = rule ? rule->id + " (" + rule->mark.toString() + ")" : "no rule covers this op";
+    expl_->pattern = rule ? std::string(patternName(rule->pattern)) : "none";
+  }
+  bool annotatedBefore = false;
+  for (const Argument& a : n.args) {
+    annotatedBefore |= a.qspec.has_value();
+    for (const Argument& e : a.list) annotatedBefore |= e.qspec.has_value();
+  }
+  for (const TensorMeta& o : n.outputs) annotatedBefore |= o.qspec.has_value();
+  Choice ch = choose(n);
+  if (explain) {
+    expl_->config = ch.discard ? "none (discarded)" : ch.cs->sel.text();
+    expl_->decidedBy = ch.discard ? ch.discardWhy
+                       : ch.winner ? "override " + ch.winner->describe()
+                                   : "the default config";
+  }
+  if (annotatedBefore) {
+    ++r_.nodesKept;
+    if (explain) expl_->ports.push_back({"*", "unchanged", "the node was annotated before; annotations are kept"});
+  } else if (ch.discard) {
+    ++r_.nodesDiscarded;
+    note(n, DiagCode::kDiscarded, Severity::kNote, "node left unannotated: " + ch.discardWhy + "; it stays float (on CPU unless the backend has a float variant)");
+  } else if (rule && rule->kind != RuleKind::kUnsupported) {
+    contextText_ = expl_ ? "config " + ch.cs->sel.text() + ", pattern " + std::string(patternName(rule->pattern)) +
+                               " of rule " + rule->id
+                         : std::string();
+    annotate(idx, *rule, ch);
+    ++r_.nodesAnnotated;
+  } else if (explain) {
+    expl_->ports.push_back({"*", "unannotated", rule ? "the rule declares the op unsupported" : "no rule: the op runs on CPU"});
+  }
+  expl_ = nullptr;
+}
+
+void Annotator::reportUnmatchedRecipe() {
   const Severity unmatched = opt_.strict ? Severity::kError : Severity::kWarning;
   auto report = [&](std::string what, SourceMark mark) {
     Diagnostic d;
@@ -330,6 +341,9 @@ void Annotator::run(const ConfigSelection& defaultSel) {
   for (const std::string& op : recipe_->discardOps)
     if (std::find(g_.targets().begin(), g_.targets().end(), op) == g_.targets().end())
       report("discard_ops entry '" + op + "'", recipe_->mark);
+}
+
+void Annotator::reportOverrideTies() {
   for (const auto& [pair, info] : ties_) {
     const Override& loser = recipe_->overrides[pair.first];
     const Override& winner = recipe_->overrides[pair.second];

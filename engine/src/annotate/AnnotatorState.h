@@ -62,6 +62,12 @@ class Annotator {
     std::string discardWhy;
   };
 
+  // run's steps: the recipe's overrides and discards indexed by target and name, one call
+  // node annotated (or kept, or discarded), and the recipe entries no node matched.
+  void indexRecipe();
+  void annotateNode(uint32_t idx, const Node& n);
+  void reportUnmatchedRecipe();
+  void reportOverrideTies();
   const CompiledSelection* compiled(const ConfigSelection& s);
   const RuleFacts& facts(const Rule& rule);
   Choice choose(const Node& n);

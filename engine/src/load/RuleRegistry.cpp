@@ -254,6 +254,132 @@ std::vector<Rule> applyExclusions(std::vector<Rule> inherited, const BackendMani
   return out;
 }
 
+// The manifest `file` of backend `name` in one search directory: it becomes `manifest` when it
+// is the first one found, reads without error and names its folder's backend; else `errors` say why.
+void readManifest(const fs::path& file, const std::string& name, const LoadLimits& limits,
+                  std::shared_ptr<BackendManifest>& manifest, DiagnosticList& errors) {
+  if (manifest) {
+    errors.push_back(loadError(DiagCode::kInvalidValue,
+        "backend " + name + " has a second manifest; the first is " + manifest->mark.toString(false) +
+        ". A backend is declared once; change its rules with rule files in the overlay instead",
+        SourceMark{std::make_shared<const std::string>(displayPath(file)), 1, 1}));
+    return;
+  }
+  auto m = std::make_shared<BackendManifest>();
+  const size_t before = errors.size();
+  loadManifestFile(file, displayPath(file), *m, errors, limits);
+  if (errors.size() != before) return;
+  if (m->backend != name) {
+    Diagnostic d = loadError(DiagCode::kInvalidValue,
+        "the manifest in folder '" + name + "' declares backend '" + m->backend + "'", m->mark);
+    d.expected = name;
+    d.actual = m->backend;
+    d.hint = "a manifest's 'backend' is the name of its folder";
+    errors.push_back(std::move(d));
+    return;
+  }
+  manifest = std::move(m);
+}
+
+Status unknownBackendStatus(const std::string& name, const std::vector<std::string>& backends) {
+  std::string known;
+  for (const std::string& b : backends) known += (known.empty() ? "" : ", ") + b;
+  std::string hint = didYouMean(name, backends);
+  return Status(StatusCode::kInvalidArgument,
+                "unknown backend '" + name + "'" + (hint.empty() ? "" : "; " + hint) +
+                    " (available: " + (known.empty() ? "none" : known) + ")",
+                name);
+}
+
+// The parent's rules under this backend's id prefix, less the manifest's exclusions.
+void inheritParentRules(const RuleSet& parent, const BackendManifest& manifest, Merger& merged,
+                        DiagnosticList& errors) {
+  std::vector<Rule> inherited;
+  for (const Rule& r : parent.rules()) inherited.push_back(inheritRule(r, manifest, manifest.extendsMark));
+  for (Rule& r : applyExclusions(std::move(inherited), manifest, parent, errors))
+    merged.add(std::move(r), Merger::kInherited);
+}
+
+// The backend's own rule files, directory by directory of the search path (built-in first), so
+// that an overlay's rule replaces an earlier one of the same id.
+void loadOwnRuleFiles(const std::vector<fs::path>& searchPath, const std::string& name, const LoadLimits& limits,
+                      const RuleFileContext& context, Merger& merged, DiagnosticList& errors) {
+  for (size_t di = 0; di < searchPath.size(); ++di) {
+    const fs::path& dir = searchPath[di];
+    fs::path backendDir = dir / name;
+    if (dir.empty() || !isDir(backendDir)) continue;
+    std::vector<Rule> rules;
+    // Within bounds: a backend folder too large lies in a rules directory loadBackend refused
+    // (readableSearchDir).
+    for (const fs::path& file : walkRuleTree(backendDir, limits).yamlFiles) {
+      if (file == backendDir / kManifestName) continue;
+      loadRuleFile(file, displayPath(file), rules, errors, limits, context);
+    }
+    for (Rule& r : rules) {
+      r.origin = originName(di, dir);
+      merged.add(std::move(r), di);
+    }
+  }
+}
+
+// An inherited op rule that kept no variant must be overridden (or its targets excluded).
+void checkInheritedVariants(const std::vector<Rule>& rules, const std::string& name, DiagnosticList& errors) {
+  for (const Rule& r : rules) {
+    if (r.kind != RuleKind::kOp || !r.variants.empty() || r.inheritedFrom.empty()) continue;
+    std::string why;
+    for (const std::string& n : r.notes) why += (why.empty() ? "" : "; ") + n;
+    Diagnostic d = loadError(DiagCode::kInvalidValue,
+        "rule '" + r.id + "' inherited from '" + r.inheritedFrom + "' has no variant left on " + name + ": " + why,
+        r.via);
+    d.ruleId = r.id;
+    d.hint = "override '" + r.id + "' in rules/" + name + "/ (extends: " + r.inheritedFrom +
+             ", with variants) or exclude its targets in backend.yaml";
+    errors.push_back(std::move(d));
+  }
+}
+
+// Each target belongs to one rule.
+void checkTargetOwners(const std::vector<Rule>& all, DiagnosticList& errors) {
+  std::unordered_map<std::string, size_t> owner;
+  for (size_t i = 0; i < all.size(); ++i) {
+    for (const std::string& t : all[i].targets) {
+      auto [pos, inserted] = owner.emplace(t, i);
+      if (inserted) continue;
+      const Rule& first = all[pos->second];
+      Diagnostic d = loadError(DiagCode::kDuplicateTarget,
+          "target '" + t + "' is claimed by rule '" + all[i].id + "' and by rule '" + first.id +
+          "' (" + first.mark.toString() + ")", all[i].mark);
+      d.ruleId = all[i].id;
+      d.hint = "to replace rule '" + first.id + "' from an overlay, reuse its id";
+      errors.push_back(std::move(d));
+    }
+  }
+}
+
+// Each ONNX node reaches at most one rule, like each target: entries of one op type in two
+// rules must have conditions that separate them.
+void checkOnnxOwners(const std::vector<Rule>& all, DiagnosticList& errors) {
+  std::unordered_map<std::string_view, std::vector<std::pair<size_t, size_t>>> onnxOwners;
+  for (size_t i = 0; i < all.size(); ++i) {
+    for (size_t k = 0; k < all[i].onnx.size(); ++k) {
+      const OnnxMapping& m = all[i].onnx[k];
+      auto& owners = onnxOwners[m.opType];
+      for (auto [ri, rk] : owners) {
+        const OnnxMapping& other = all[ri].onnx[rk];
+        if (!onnxConditionsOverlap(m, other)) continue;
+        Diagnostic d = loadError(DiagCode::kDuplicateTarget,
+            "ONNX '" + describeOnnxMapping(m) + "' is claimed by rule '" + all[i].id + "' and by rule '" +
+            all[ri].id + "' as '" + describeOnnxMapping(other) + "' (" + other.mark.toString() + ")", m.mark);
+        d.ruleId = all[i].id;
+        d.hint = "separate them with 'when' (rank, constant_inputs, activation_inputs)";
+        errors.push_back(std::move(d));
+        break;
+      }
+      owners.emplace_back(i, k);
+    }
+  }
+}
+
 }  // namespace
 
 const HardwareColumn* RuleRegistry::hardwareColumn(const BackendManifest& manifest, DiagnosticList& errors) {
@@ -310,38 +436,10 @@ BackendLoad RuleRegistry::loadBackend(const std::string& name, std::vector<std::
     if (isDir(dir / name) && name != kLoweringDir) found = true;
     fs::path file = dir / name / kManifestName;
     std::error_code ec;
-    if (!fs::is_regular_file(file, ec)) continue;
-    if (manifest) {
-      result.errors.push_back(loadError(DiagCode::kInvalidValue,
-          "backend " + name + " has a second manifest; the first is " + manifest->mark.toString(false) +
-          ". A backend is declared once; change its rules with rule files in the overlay instead",
-          SourceMark{std::make_shared<const std::string>(displayPath(file)), 1, 1}));
-      continue;
-    }
-    auto m = std::make_shared<BackendManifest>();
-    const size_t before = result.errors.size();
-    loadManifestFile(file, displayPath(file), *m, result.errors, options_.limits);
-    if (result.errors.size() != before) continue;
-    if (m->backend != name) {
-      Diagnostic d = loadError(DiagCode::kInvalidValue,
-          "the manifest in folder '" + name + "' declares backend '" + m->backend + "'", m->mark);
-      d.expected = name;
-      d.actual = m->backend;
-      d.hint = "a manifest's 'backend' is the name of its folder";
-      result.errors.push_back(std::move(d));
-      continue;
-    }
-    manifest = std::move(m);
+    if (fs::is_regular_file(file, ec)) readManifest(file, name, options_.limits, manifest, result.errors);
   }
   if (!found && result.errors.empty()) {
-    std::string known;
-    const std::vector<std::string> backends = availableBackends();
-    for (const std::string& b : backends) known += (known.empty() ? "" : ", ") + b;
-    std::string hint = didYouMean(name, backends);
-    result.status = Status(StatusCode::kInvalidArgument,
-                           "unknown backend '" + name + "'" + (hint.empty() ? "" : "; " + hint) +
-                               " (available: " + (known.empty() ? "none" : known) + ")",
-                           name);
+    result.status = unknownBackendStatus(name, availableBackends());
     return result;
   }
 
@@ -364,10 +462,7 @@ BackendLoad RuleRegistry::loadBackend(const std::string& name, std::vector<std::
         result.errors.push_back(std::move(d));
       } else {
         parent = parentLoad.rules;
-        std::vector<Rule> inherited;
-        for (const Rule& r : parent->rules()) inherited.push_back(inheritRule(r, *manifest, manifest->extendsMark));
-        for (Rule& r : applyExclusions(std::move(inherited), *manifest, *parent, result.errors))
-          merged.add(std::move(r), Merger::kInherited);
+        inheritParentRules(*parent, *manifest, merged, result.errors);
       }
     }
   }
@@ -377,71 +472,11 @@ BackendLoad RuleRegistry::loadBackend(const std::string& name, std::vector<std::
   context.parent = parent.get();
   if (manifest && !manifest->hardware.empty()) context.hardware = hardwareColumn(*manifest, result.errors);
   const bool parentMissing = manifest && !manifest->extends.empty() && !parent;
-  for (size_t di = 0; di < searchPath_.size() && !parentMissing; ++di) {
-    const fs::path& dir = searchPath_[di];
-    fs::path backendDir = dir / name;
-    if (dir.empty() || !isDir(backendDir)) continue;
-    std::vector<Rule> rules;
-    // Within bounds: a backend folder too large lies in a rules directory refused above.
-    for (const fs::path& file : walkRuleTree(backendDir, options_.limits).yamlFiles) {
-      if (file == backendDir / kManifestName) continue;
-      loadRuleFile(file, displayPath(file), rules, result.errors, options_.limits, context);
-    }
-    for (Rule& r : rules) {
-      r.origin = originName(di, dir);
-      merged.add(std::move(r), di);
-    }
-  }
-  // An inherited op rule that kept no variant must be overridden (or its targets excluded).
-  for (const Rule& r : merged.rules()) {
-    if (r.kind != RuleKind::kOp || !r.variants.empty() || r.inheritedFrom.empty()) continue;
-    std::string why;
-    for (const std::string& n : r.notes) why += (why.empty() ? "" : "; ") + n;
-    Diagnostic d = loadError(DiagCode::kInvalidValue,
-        "rule '" + r.id + "' inherited from '" + r.inheritedFrom + "' has no variant left on " + name + ": " + why,
-        r.via);
-    d.ruleId = r.id;
-    d.hint = "override '" + r.id + "' in rules/" + name + "/ (extends: " + r.inheritedFrom +
-             ", with variants) or exclude its targets in backend.yaml";
-    result.errors.push_back(std::move(d));
-  }
+  if (!parentMissing) loadOwnRuleFiles(searchPath_, name, options_.limits, context, merged, result.errors);
+  checkInheritedVariants(merged.rules(), name, result.errors);
   std::vector<Rule> all = std::move(merged.rules());
-  // Each target belongs to one rule.
-  std::unordered_map<std::string, size_t> owner;
-  for (size_t i = 0; i < all.size(); ++i) {
-    for (const std::string& t : all[i].targets) {
-      auto [pos, inserted] = owner.emplace(t, i);
-      if (inserted) continue;
-      const Rule& first = all[pos->second];
-      Diagnostic d = loadError(DiagCode::kDuplicateTarget,
-          "target '" + t + "' is claimed by rule '" + all[i].id + "' and by rule '" + first.id +
-          "' (" + first.mark.toString() + ")", all[i].mark);
-      d.ruleId = all[i].id;
-      d.hint = "to replace rule '" + first.id + "' from an overlay, reuse its id";
-      result.errors.push_back(std::move(d));
-    }
-  }
-  // Each ONNX node reaches at most one rule, like each target: entries of one op type in two
-  // rules must have conditions that separate them.
-  std::unordered_map<std::string_view, std::vector<std::pair<size_t, size_t>>> onnxOwners;
-  for (size_t i = 0; i < all.size(); ++i) {
-    for (size_t k = 0; k < all[i].onnx.size(); ++k) {
-      const OnnxMapping& m = all[i].onnx[k];
-      auto& owners = onnxOwners[m.opType];
-      for (auto [ri, rk] : owners) {
-        const OnnxMapping& other = all[ri].onnx[rk];
-        if (!onnxConditionsOverlap(m, other)) continue;
-        Diagnostic d = loadError(DiagCode::kDuplicateTarget,
-            "ONNX '" + describeOnnxMapping(m) + "' is claimed by rule '" + all[i].id + "' and by rule '" +
-            all[ri].id + "' as '" + describeOnnxMapping(other) + "' (" + other.mark.toString() + ")", m.mark);
-        d.ruleId = all[i].id;
-        d.hint = "separate them with 'when' (rank, constant_inputs, activation_inputs)";
-        result.errors.push_back(std::move(d));
-        break;
-      }
-      owners.emplace_back(i, k);
-    }
-  }
+  checkTargetOwners(all, result.errors);
+  checkOnnxOwners(all, result.errors);
   if (!result.errors.empty()) {
     result.status = Status(StatusCode::kRuleError,
                            std::to_string(result.errors.size()) + " error(s) in the rules of backend '" + name + "'");

@@ -77,15 +77,12 @@ bool isNoOpConversion(const Graph& graph, const Node& node) {
   return m && m->dtype == node.outputs[0].dtype && m->shape == node.outputs[0].shape;
 }
 
-PruneResult pruneGraph(const Graph& graph, const UserIndex& users, bool runtimeValues) {
+namespace {
+
+// Live: an output node, or a node some live node uses. Nodes are in topological order, so
+// one backward sweep settles every node after its users. A graph without an output node is all live.
+std::vector<bool> liveNodes(const Graph& graph, const UserIndex& users, bool hasOutput) {
   const uint32_t n = static_cast<uint32_t>(graph.nodes().size());
-  bool hasInput = false, hasOutput = false;
-  for (const Node& node : graph.nodes()) {
-    hasInput = hasInput || node.kind == NodeKind::kInput;
-    hasOutput = hasOutput || node.kind == NodeKind::kOutput;
-  }
-  // Live: an output node, or a node some live node uses. Nodes are in topological order, so
-  // one backward sweep settles every node after its users.
   std::vector<bool> live(n, true);
   if (hasOutput) {
     for (uint32_t i = n; i-- > 0;) {
@@ -95,84 +92,110 @@ PruneResult pruneGraph(const Graph& graph, const UserIndex& users, bool runtimeV
       live[i] = l;
     }
   }
-  // Variable: an input node, a node with a variable producer, or a value the lowering path computes
-  // when the graph runs (TensorMeta::runtimeValue); one forward sweep.
+  return live;
+}
+
+// Per interned target, once: random factory, shape reader, value-shaped op, conversion.
+struct TargetClasses {
+  std::vector<uint8_t> random, shape, valueShapedOp, conversion;
+
+  explicit TargetClasses(const Graph& graph)
+      : random(graph.targets().size()), shape(graph.targets().size()), valueShapedOp(graph.targets().size()),
+        conversion(graph.targets().size()) {
+    for (size_t t = 0; t < graph.targets().size(); ++t) {
+      random[t] = isRandom(graph.targets()[t]);
+      shape[t] = readsOnlyShape(graph.targets()[t]);
+      valueShapedOp[t] = valueShaped(graph.targets()[t]);
+      conversion[t] = isConversionTarget(graph.targets()[t]);
+    }
+  }
+};
+
+// Whether `node` reads tensors and every one of them is shape-static.
+bool inputsShapeStatic(const Node& node, const std::vector<uint8_t>& shapeStatic) {
+  bool ok = true, any = false;
+  forEachTensorArg(node.args, [&](const TensorRef& t) {
+    any = true;
+    ok = ok && shapeStatic[t.node];
+  });
+  return ok && any;
+}
+
+// Shape-static: every output's shape is known before the graph runs, recorded or implied (the
+// inputs' shapes are static and no variable integer tensor — a shape or size computed at run
+// time — nor a value-shaped op decides it). ORT's shape inference with constant folding knows
+// the same, so it folds a Shape of such a tensor whatever the file recorded (model suite:
+// fpn_ssd's Shape of a Resize-fed Add). Settles node i, after its producers.
+void settleShape(const Graph& graph, uint32_t i, const TargetClasses& classes, const std::vector<bool>& variable,
+                 std::vector<uint8_t>& shapeStatic) {
+  const Node& node = graph.node(i);
+  if (node.kind == NodeKind::kParameter || node.kind == NodeKind::kConstant) {
+    shapeStatic[i] = 1;
+    return;
+  }
+  // The reader found the shape to be a run-time one (TensorMeta::runtimeShape): a Shape of it
+  // is computed when the graph runs, whatever else is static.
+  for (const TensorMeta& m : node.outputs)
+    if (m.runtimeShape) return;
+  bool recorded = !node.outputs.empty();
+  for (const TensorMeta& m : node.outputs) recorded = recorded && staticShape(m);
+  if (recorded || node.kind != NodeKind::kCall) {
+    shapeStatic[i] = recorded;
+    return;
+  }
+  if (node.targetId == Node::kNoTarget || classes.valueShapedOp[node.targetId] || !inputsShapeStatic(node, shapeStatic))
+    return;
+  bool ok = true;
+  forEachTensorArg(node.args, [&](const TensorRef& t) {
+    const TensorMeta* m = producedMeta(graph, t);
+    ok = ok && !(variable[t.node] && m && !isFloatType(m->dtype));
+  });
+  shapeStatic[i] = ok;
+}
+
+// Variable: an input node, a node with a variable producer, or a value the lowering path computes
+// when the graph runs (TensorMeta::runtimeValue); one forward sweep, settling shape-static nodes
+// on the way (a shape reader of a shape-static tensor is a constant). Without an input node, all
+// are variable.
+std::vector<bool> variableNodes(const Graph& graph, const UserIndex& users, const TargetClasses& classes, bool hasInput,
+                                bool runtimeValues) {
+  const uint32_t n = static_cast<uint32_t>(graph.nodes().size());
   std::vector<bool> variable(n, true);
-  // Per interned target, once: random factory, shape reader, value-shaped op, conversion.
-  const size_t targets = graph.targets().size();
-  std::vector<uint8_t> randomTarget(targets), shapeTarget(targets), valueShapedTarget(targets), conversionTarget(targets);
-  for (size_t t = 0; t < targets; ++t) {
-    randomTarget[t] = isRandom(graph.targets()[t]);
-    shapeTarget[t] = readsOnlyShape(graph.targets()[t]);
-    valueShapedTarget[t] = valueShaped(graph.targets()[t]);
-    conversionTarget[t] = isConversionTarget(graph.targets()[t]);
-  }
-  // Shape-static: every output's shape is known before the graph runs, recorded or implied (the
-  // inputs' shapes are static and no variable integer tensor — a shape or size computed at run
-  // time — nor a value-shaped op decides it). ORT's shape inference with constant folding knows
-  // the same, so it folds a Shape of such a tensor whatever the file recorded (model suite:
-  // fpn_ssd's Shape of a Resize-fed Add).
   std::vector<uint8_t> shapeStatic(n, 0);
-  auto inputsShapeStatic = [&](const Node& node) {
-    bool ok = true, any = false;
-    forEachTensorArg(node.args, [&](const TensorRef& t) {
-      any = true;
-      ok = ok && shapeStatic[t.node];
-    });
-    return ok && any;
-  };
-  auto settleShape = [&](uint32_t i) {
+  if (!hasInput) return variable;
+  for (uint32_t i = 0; i < n; ++i) {
     const Node& node = graph.node(i);
-    if (node.kind == NodeKind::kParameter || node.kind == NodeKind::kConstant) {
-      shapeStatic[i] = 1;
-      return;
+    if (node.kind == NodeKind::kInput || (node.targetId != Node::kNoTarget && classes.random[node.targetId])) {
+      settleShape(graph, i, classes, variable, shapeStatic);
+      continue;
     }
-    // The reader found the shape to be a run-time one (TensorMeta::runtimeShape): a Shape of it
-    // is computed when the graph runs, whatever else is static.
-    for (const TensorMeta& m : node.outputs)
-      if (m.runtimeShape) return;
-    bool recorded = !node.outputs.empty();
-    for (const TensorMeta& m : node.outputs) recorded = recorded && staticShape(m);
-    if (recorded || node.kind != NodeKind::kCall) {
-      shapeStatic[i] = recorded;
-      return;
+    if (node.targetId != Node::kNoTarget && classes.shape[node.targetId] && inputsShapeStatic(node, shapeStatic)) {
+      variable[i] = false;
+    } else {
+      // A value the lowering path computes when the graph runs (TensorMeta::runtimeValue) is
+      // variable though its producers are constants: ORT does not fold a node reading a
+      // quantized constant (when the path says so: `runtimeValues`).
+      bool v = false;
+      for (const TensorMeta& m : node.outputs) v = v || (runtimeValues && m.runtimeValue);
+      for (uint32_t p : users.producers(i)) v = v || variable[p];
+      variable[i] = v;
     }
-    if (node.targetId == Node::kNoTarget || valueShapedTarget[node.targetId] || !inputsShapeStatic(node)) return;
-    bool ok = true;
-    forEachTensorArg(node.args, [&](const TensorRef& t) {
-      const TensorMeta* m = producedMeta(graph, t);
-      ok = ok && !(variable[t.node] && m && !isFloatType(m->dtype));
-    });
-    shapeStatic[i] = ok;
-  };
-  if (hasInput) {
-    for (uint32_t i = 0; i < n; ++i) {
-      const Node& node = graph.node(i);
-      if (node.kind == NodeKind::kInput || (node.targetId != Node::kNoTarget && randomTarget[node.targetId])) {
-        settleShape(i);
-        continue;
-      }
-      if (node.targetId != Node::kNoTarget && shapeTarget[node.targetId] && inputsShapeStatic(node)) {
-        variable[i] = false;
-      } else {
-        // A value the lowering path computes when the graph runs (TensorMeta::runtimeValue) is
-        // variable though its producers are constants: ORT does not fold a node reading a
-        // quantized constant (when the path says so: `runtimeValues`).
-        bool v = false;
-        for (const TensorMeta& m : node.outputs) v = v || (runtimeValues && m.runtimeValue);
-        for (uint32_t p : users.producers(i)) v = v || variable[p];
-        variable[i] = v;
-      }
-      settleShape(i);
-    }
+    settleShape(graph, i, classes, variable, shapeStatic);
   }
+  return variable;
+}
+
+// The call nodes each pass removes: dead first, then constant, then no-op conversions.
+PruneResult prunedCalls(const Graph& graph, const std::vector<bool>& live, const std::vector<bool>& variable,
+                        const TargetClasses& classes) {
+  const uint32_t n = static_cast<uint32_t>(graph.nodes().size());
   PruneResult r;
   for (uint32_t i = 0; i < n; ++i) {
     const Node& node = graph.node(i);
     if (node.kind != NodeKind::kCall) continue;
     if (!live[i]) r.dead.push_back(i);
     else if (!variable[i]) r.constant.push_back(i);
-    else if (node.targetId != Node::kNoTarget && conversionTarget[node.targetId] && isNoOpConversion(graph, node))
+    else if (node.targetId != Node::kNoTarget && classes.conversion[node.targetId] && isNoOpConversion(graph, node))
       r.noOp.push_back(i);
   }
   if (r.empty()) return r;
@@ -181,6 +204,20 @@ PruneResult pruneGraph(const Graph& graph, const UserIndex& users, bool runtimeV
   for (uint32_t i : r.constant) r.kind[i] = PruneKind::kConstant;
   for (uint32_t i : r.noOp) r.kind[i] = PruneKind::kNoOp;
   return r;
+}
+
+}  // namespace
+
+PruneResult pruneGraph(const Graph& graph, const UserIndex& users, bool runtimeValues) {
+  bool hasInput = false, hasOutput = false;
+  for (const Node& node : graph.nodes()) {
+    hasInput = hasInput || node.kind == NodeKind::kInput;
+    hasOutput = hasOutput || node.kind == NodeKind::kOutput;
+  }
+  const std::vector<bool> live = liveNodes(graph, users, hasOutput);
+  const TargetClasses classes(graph);
+  const std::vector<bool> variable = variableNodes(graph, users, classes, hasInput, runtimeValues);
+  return prunedCalls(graph, live, variable, classes);
 }
 
 }  // namespace qnnrules

@@ -147,11 +147,10 @@ void writeLowering(JsonWriter& w, const RunReport& r) {
   w.endObject();
 }
 
-// Everything but the closing brace, so that the times can follow.
-void writeReport(JsonWriter& w, const RunReport& r) {
-  const ValidationResult& v = r.validation;
+// What judged and what was judged: the tool, the graph, the backend and SoC, the lowering path
+// and the rules read.
+void writeJudgedBy(JsonWriter& w, const RunReport& r) {
   const RuleDigest digest = r.rules ? digestRuleFiles(*r.rules) : RuleDigest{};
-  w.beginObject();
   w.field("tool", kTool);
   w.field("version", QNNRULES_VERSION);
   w.field("graph", r.graph->name.empty() ? r.graphPath : r.graph->name);
@@ -178,51 +177,87 @@ void writeReport(JsonWriter& w, const RunReport& r) {
   w.field("digest", digest.value);
   w.field("files", digest.files);
   w.endObject();
-  w.field("valid", r.valid());
-  w.key("verdict");
-  writeVerdict(w, judge(r.failed(), r.delegation));
-  w.key("summary");
+}
+
+void writeSummary(JsonWriter& w, const ValidationResult& v) {
   w.beginObject();
   w.field("nodes_checked", v.nodesChecked);
   w.field("nodes_with_rule", v.nodesWithRule);
   w.field("errors", v.errorCount());
   w.field("warnings", v.warningCount());
   w.endObject();
+}
+
+// The findings the baseline had: still here (full diagnostics), or gone (their identity).
+void writeBaseline(JsonWriter& w, const BaselineComparison& b) {
+  w.beginObject();
+  w.field("file", b.file);
+  w.key("unchanged");
+  writeJsonArray(w, b.unchanged);
+  w.key("absent");
+  w.beginArray();
+  for (const BaselineFinding& f : b.absent) {
+    w.beginObject();
+    w.field("code", f.id.code);
+    w.field("node", f.id.node);
+    w.field("port", f.id.port);
+    w.field("rule", f.id.ruleId);
+    w.field("message", f.message);
+    w.endObject();
+  }
+  w.endArray();
+  w.endObject();
+}
+
+void writeAnnotation(JsonWriter& w, const AnnotateResult& a) {
+  w.beginObject();
+  w.field("config", a.config);
+  w.field("qat", a.qat);
+  w.field("nodes_annotated", a.nodesAnnotated);
+  w.field("nodes_kept", a.nodesKept);
+  w.field("nodes_discarded", a.nodesDiscarded);
+  w.endObject();
+}
+
+void writeDelegatedViolations(JsonWriter& w, const Graph& graph, const std::vector<DelegatedViolation>& rows) {
+  w.beginArray();
+  for (const DelegatedViolation& row : rows) {
+    const Node& n = graph.node(row.node);
+    w.beginObject();
+    w.field("node", n.name);
+    w.field("op", graph.target(n));
+    w.field("source_op", graph.sourceOp(n));
+    w.field("partition", row.partition);
+    w.key("codes");
+    w.beginArray();
+    for (const std::string& c : row.codes) w.value(c);
+    w.endArray();
+    w.endObject();
+  }
+  w.endArray();
+}
+
+// Everything but the closing brace, so that the times can follow.
+void writeReport(JsonWriter& w, const RunReport& r) {
+  const ValidationResult& v = r.validation;
+  w.beginObject();
+  writeJudgedBy(w, r);
+  w.field("valid", r.valid());
+  w.key("verdict");
+  writeVerdict(w, judge(r.failed(), r.delegation));
+  w.key("summary");
+  writeSummary(w, v);
   w.key("ops");
   writeOps(w, summarizeOps(*r.graph, r.delegation, v.diagnostics));
   w.key("diagnostics");
   writeJsonArray(w, v.diagnostics);
   if (r.baseline) {
-    // The findings the baseline had: still here (full diagnostics), or gone (their identity).
     w.key("baseline");
-    w.beginObject();
-    w.field("file", r.baseline->file);
-    w.key("unchanged");
-    writeJsonArray(w, r.baseline->unchanged);
-    w.key("absent");
-    w.beginArray();
-    for (const BaselineFinding& f : r.baseline->absent) {
-      w.beginObject();
-      w.field("code", f.id.code);
-      w.field("node", f.id.node);
-      w.field("port", f.id.port);
-      w.field("rule", f.id.ruleId);
-      w.field("message", f.message);
-      w.endObject();
-    }
-    w.endArray();
-    w.endObject();
+    writeBaseline(w, *r.baseline);
   }
   if (r.annotation) {
-    const AnnotateResult& a = *r.annotation;
     w.key("annotation");
-    w.beginObject();
-    w.field("config", a.config);
-    w.field("qat", a.qat);
-    w.field("nodes_annotated", a.nodesAnnotated);
-    w.field("nodes_kept", a.nodesKept);
-    w.field("nodes_discarded", a.nodesDiscarded);
-    w.endObject();
+    writeAnnotation(w, *r.annotation);
   }
   if (r.qdqNodesFolded) w.field("qdq_nodes_folded", r.qdqNodesFolded);
   if (r.annotation && r.annotation->explanation) {
@@ -238,21 +273,7 @@ void writeReport(JsonWriter& w, const RunReport& r) {
   // Warn mode: the delegated nodes that violate their rules (only when there are some).
   if (auto rows = delegatedWithViolations(*r.graph, r.delegation, r.validation.diagnostics); !rows.empty()) {
     w.key("delegated_with_violations");
-    w.beginArray();
-    for (const DelegatedViolation& row : rows) {
-      const Node& n = r.graph->node(row.node);
-      w.beginObject();
-      w.field("node", n.name);
-      w.field("op", r.graph->target(n));
-      w.field("source_op", r.graph->sourceOp(n));
-      w.field("partition", row.partition);
-      w.key("codes");
-      w.beginArray();
-      for (const std::string& c : row.codes) w.value(c);
-      w.endArray();
-      w.endObject();
-    }
-    w.endArray();
+    writeDelegatedViolations(w, *r.graph, rows);
   }
 }
 

@@ -51,80 +51,106 @@ std::optional<QuantSpec> Reader<V>::readQSpec(const V& q) {
     wrongType("a quant spec object", q);
     return std::nullopt;
   }
+  if (std::optional<V> sw = q.get("shared_with")) return readSharedWith(q, *sw);
   QuantSpec spec;
-  if (std::optional<V> sw = q.get("shared_with")) {
-    fields<Keys<"shared_with">>(q);
-    PathScope s(path_, "shared_with");
-    if (sw->kind() != Kind::kObject) {
-      wrongType("{\"node\": name} or {\"edge\": [producer, consumer]}", *sw);
-      return std::nullopt;
-    }
-    const auto sharedFields = fields<Keys<"node", "edge", "output">>(*sw);
-    PendingShared p;
-    p.node = self_;
-    p.section = section_;
-    p.where = where_;
-    if (!streamed_) p.pointer = path_.parts();
-    // Node by node, a name already read is resolved now (PendingShared); the whole document
-    // resolves every name at the end, as its error messages expect.
-    auto resolveNow = [&](std::string_view name, uint32_t& index, std::string& byName) {
-      if (streamed_) {
-        if (name == currentNode_) {
-          index = self_;
-          return;
-        }
-        if (std::optional<uint32_t> found = out_.graph.findNode(name)) {
-          index = *found;
-          return;
-        }
-      }
-      byName = std::string(name);
-    };
-    std::optional<V> node = field<"node">(sharedFields);
-    std::optional<V> edge = field<"edge">(sharedFields);
-    if (node.has_value() == edge.has_value()) {
-      error("shared_with needs exactly one of 'node' and 'edge'", "{\"node\": name} or {\"edge\": [producer, consumer]}",
-            sw->dump());
-      return std::nullopt;
-    }
-    if (node) {
-      PathScope ns(path_, "node");
-      if (node->kind() != Kind::kString) {
-        wrongType("a node name", *node);
-        return std::nullopt;
-      }
-      resolveNow(node->str(), p.producerIndex, p.producer);
-      if (std::optional<V> output = field<"output">(sharedFields)) {
-        PathScope os(path_, "output");
-        auto o = integer<uint32_t>(*output, 0, UINT32_MAX - 1, "an output index");
-        if (!o) return std::nullopt;
-        p.output = *o;
-      }
-    } else {
-      PathScope es(path_, "edge");
-      std::array<std::string_view, 2> ends;
-      size_t strings = 0;
-      if (edge->kind() == Kind::kArray && edge->size() == 2)
-        edge->forEach([&](size_t i, const V& e) {
-          if (e.kind() != Kind::kString) return;
-          ends[i] = e.str();
-          ++strings;
-        });
-      if (strings != 2) {
-        wrongType("[\"<producer>\", \"<consumer>\"]", *edge);
-        return std::nullopt;
-      }
-      p.edge = true;
-      resolveNow(ends[0], p.producerIndex, p.producer);
-      resolveNow(ends[1], p.consumerIndex, p.consumer);
-    }
-    spec.sharedWith = SharedRef{};
-    pending_.push_back(std::move(p));
-    return spec;
-  }
-  const auto specFields =
-      fields<Keys<"dtype", "quant_min", "quant_max", "qscheme", "ch_axis", "block_size", "scale", "zero_point">>(q);
+  const auto specFields = fields<QSpecKeys>(q);
   size_t errorsBefore = out_.errors.size();
+  readQuantRange(specFields, spec);
+  readQuantLayout(specFields, spec);
+  readQuantValues(specFields, spec);
+  if (out_.errors.size() != errorsBefore) return std::nullopt;
+  return spec;
+}
+
+// A spec that shares another's encoding, {"shared_with": {"node": name, "output"?: index}} or
+// {"shared_with": {"edge": [producer, consumer]}}: recorded in pending_, resolved by resolveShared.
+template <typename V>
+std::optional<QuantSpec> Reader<V>::readSharedWith(const V& q, const V& sw) {
+  fields<Keys<"shared_with">>(q);
+  PathScope s(path_, "shared_with");
+  if (sw.kind() != Kind::kObject) {
+    wrongType("{\"node\": name} or {\"edge\": [producer, consumer]}", sw);
+    return std::nullopt;
+  }
+  const auto sharedFields = fields<SharedKeys>(sw);
+  PendingShared p;
+  p.node = self_;
+  p.section = section_;
+  p.where = where_;
+  if (!streamed_) p.pointer = path_.parts();
+  std::optional<V> node = field<"node">(sharedFields);
+  std::optional<V> edge = field<"edge">(sharedFields);
+  if (node.has_value() == edge.has_value()) {
+    error("shared_with needs exactly one of 'node' and 'edge'", "{\"node\": name} or {\"edge\": [producer, consumer]}",
+          sw.dump());
+    return std::nullopt;
+  }
+  if (node ? !readSharedNode(*node, sharedFields, p) : !readSharedEdge(*edge, p)) return std::nullopt;
+  QuantSpec spec;
+  spec.sharedWith = SharedRef{};
+  pending_.push_back(std::move(p));
+  return spec;
+}
+
+// Node by node, a name already read is resolved now (PendingShared); the whole document
+// resolves every name at the end, as its error messages expect.
+template <typename V>
+void Reader<V>::resolveSharedName(std::string_view name, uint32_t& index, std::string& byName) {
+  if (streamed_) {
+    if (name == currentNode_) {
+      index = self_;
+      return;
+    }
+    if (std::optional<uint32_t> found = out_.graph.findNode(name)) {
+      index = *found;
+      return;
+    }
+  }
+  byName = std::string(name);
+}
+
+// shared_with's "node" and its "output" (read under "node" in the pointer, as always).
+template <typename V>
+bool Reader<V>::readSharedNode(const V& node, const FieldValues<V, SharedKeys>& sharedFields, PendingShared& p) {
+  PathScope ns(path_, "node");
+  if (node.kind() != Kind::kString) {
+    wrongType("a node name", node);
+    return false;
+  }
+  resolveSharedName(node.str(), p.producerIndex, p.producer);
+  if (std::optional<V> output = field<"output">(sharedFields)) {
+    PathScope os(path_, "output");
+    auto o = integer<uint32_t>(*output, 0, UINT32_MAX - 1, "an output index");
+    if (!o) return false;
+    p.output = *o;
+  }
+  return true;
+}
+
+template <typename V>
+bool Reader<V>::readSharedEdge(const V& edge, PendingShared& p) {
+  PathScope es(path_, "edge");
+  std::array<std::string_view, 2> ends;
+  size_t strings = 0;
+  if (edge.kind() == Kind::kArray && edge.size() == 2)
+    edge.forEach([&](size_t i, const V& e) {
+      if (e.kind() != Kind::kString) return;
+      ends[i] = e.str();
+      ++strings;
+    });
+  if (strings != 2) {
+    wrongType("[\"<producer>\", \"<consumer>\"]", edge);
+    return false;
+  }
+  p.edge = true;
+  resolveSharedName(ends[0], p.producerIndex, p.producer);
+  resolveSharedName(ends[1], p.consumerIndex, p.consumer);
+  return true;
+}
+
+// dtype (required), quant_min and quant_max, and whether the range fits the dtype.
+template <typename V>
+void Reader<V>::readQuantRange(const FieldValues<V, QSpecKeys>& specFields, QuantSpec& spec) {
   bool dtypeRead = false;
   if (std::optional<V> dt = field<"dtype">(specFields)) {
     PathScope s(path_, "dtype");
@@ -134,14 +160,13 @@ std::optional<QuantSpec> Reader<V>::readQSpec(const V& q) {
   } else {
     missing("dtype", "the storage dtype, e.g. \"uint8\"");
   }
-  constexpr int64_t kLo = INT32_MIN, kHi = static_cast<int64_t>(UINT32_MAX);
   if (std::optional<V> v = field<"quant_min">(specFields)) {
     PathScope s(path_, "quant_min");
-    spec.quantMin = integer<int64_t>(*v, kLo, kHi, "an integer");
+    spec.quantMin = integer<int64_t>(*v, kQuantLo, kQuantHi, "an integer");
   }
   if (std::optional<V> v = field<"quant_max">(specFields)) {
     PathScope s(path_, "quant_max");
-    spec.quantMax = integer<int64_t>(*v, kLo, kHi, "an integer");
+    spec.quantMax = integer<int64_t>(*v, kQuantLo, kQuantHi, "an integer");
   }
   if (spec.quantMin && spec.quantMax && *spec.quantMin >= *spec.quantMax) {
     PathScope s(path_, "quant_max");
@@ -149,6 +174,11 @@ std::optional<QuantSpec> Reader<V>::readQSpec(const V& q) {
           std::to_string(*spec.quantMax));
   }
   if (dtypeRead) checkRangeFitsDtype(spec);
+}
+
+// qscheme, ch_axis and block_size: how the values are laid over the tensor.
+template <typename V>
+void Reader<V>::readQuantLayout(const FieldValues<V, QSpecKeys>& specFields, QuantSpec& spec) {
   if (std::optional<V> v = field<"qscheme">(specFields)) {
     PathScope s(path_, "qscheme");
     auto qs = v->kind() == Kind::kString ? parseQScheme(v->str()) : std::nullopt;
@@ -172,6 +202,11 @@ std::optional<QuantSpec> Reader<V>::readQSpec(const V& q) {
       });
     }
   }
+}
+
+// scale and zero_point: one value, or one per channel or block.
+template <typename V>
+void Reader<V>::readQuantValues(const FieldValues<V, QSpecKeys>& specFields, QuantSpec& spec) {
   if (std::optional<V> v = field<"scale">(specFields)) {
     PathScope s(path_, "scale");
     auto one = [&](const V& x) {
@@ -191,13 +226,11 @@ std::optional<QuantSpec> Reader<V>::readQSpec(const V& q) {
   if (std::optional<V> v = field<"zero_point">(specFields)) {
     PathScope s(path_, "zero_point");
     auto one = [&](const V& x) {
-      if (auto z = integer<int64_t>(x, kLo, kHi, "an integer zero point")) spec.zeroPoints.push_back(*z);
+      if (auto z = integer<int64_t>(x, kQuantLo, kQuantHi, "an integer zero point")) spec.zeroPoints.push_back(*z);
     };
     oneOrMany(*v, one);
     recordZeroPointRange(spec);  // while the zero points are in cache: validation reads the range
   }
-  if (out_.errors.size() != errorsBefore) return std::nullopt;
-  return spec;
 }
 
 // quant_min and quant_max are values of the storage dtype: a uint8 tensor with 0..65535 cannot

@@ -402,6 +402,17 @@ class Reader {
   bool namedLater(std::string_view name);
 
   std::optional<QuantSpec> readQSpec(const V& q);
+  // readQSpec's parts: a shared_with reference, or the keys of a spec of its own by group.
+  using SharedKeys = Keys<"node", "edge", "output">;
+  using QSpecKeys = Keys<"dtype", "quant_min", "quant_max", "qscheme", "ch_axis", "block_size", "scale", "zero_point">;
+  static constexpr int64_t kQuantLo = INT32_MIN, kQuantHi = static_cast<int64_t>(UINT32_MAX);  // int32 or uint32
+  std::optional<QuantSpec> readSharedWith(const V& q, const V& sw);
+  void resolveSharedName(std::string_view name, uint32_t& index, std::string& byName);
+  bool readSharedNode(const V& node, const FieldValues<V, SharedKeys>& sharedFields, PendingShared& p);
+  bool readSharedEdge(const V& edge, PendingShared& p);
+  void readQuantRange(const FieldValues<V, QSpecKeys>& specFields, QuantSpec& spec);
+  void readQuantLayout(const FieldValues<V, QSpecKeys>& specFields, QuantSpec& spec);
+  void readQuantValues(const FieldValues<V, QSpecKeys>& specFields, QuantSpec& spec);
   void checkRangeFitsDtype(const QuantSpec& spec);
 
   // The spec a pending reference was read into, now that its node is in the graph.
