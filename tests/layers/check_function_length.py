@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """No engine function over 100 lines (issue 35), except those docs/architecture.md names in its
 "Long functions" list, each with why. Reads every .cpp and .h under engine/ (standard library
-only): a definition starts at a line at column 0 that opens a body ('{' at its end, a '(' before
-it; not a namespace, class, struct, enum or union) and ends where its braces close; its length is
-that span's line count. Fails (exit 1) on a function over the limit that the list does not name,
+only): a definition is a body that a namespace or class scope opens after a head with a '(' (not
+a control statement or an initializer), at any indentation, its signature on one line or
+several, a member function defined in its class included; its length is the line count from its
+head's first line to its closing brace. Fails (exit 1) on a function over the limit that the list does not name,
 and on a name the list keeps for a function that is no longer over it (the list only shrinks).
 
     python3 tests/layers/check_function_length.py [--root DIR] [--list]
@@ -27,12 +28,12 @@ def strip(line):
     return line.split("//")[0]
 
 
-def functions(path):
-    """[(name, first line, length)] of the top-level definitions of one file."""
+def code_lines(path):
+    """The file's lines with comments, string and char literals and raw strings blanked."""
     with open(path, encoding="utf-8", errors="replace") as f:
         raw = [l.rstrip("\n") for l in f]
     # The text of raw string literals (a page's script, R"js(...)js") is blanked, not read as code.
-    lines, end = [], None
+    lines, end, block = [], None, False
     for l in raw:
         if end is not None:
             if end in l:
@@ -44,27 +45,71 @@ def functions(path):
         if m and (')' + m.group(1) + '"') not in l[m.end():]:
             end = ')' + m.group(1) + '"'
             l = l[:m.start()]
-        lines.append(strip(l))
-    out, i = [], 0
-    while i < len(lines):
-        line = lines[i]
-        head = line.strip()
-        if (line[:1].strip() and head.endswith("{") and "(" in head and not NOT_FUNCTIONS.match(head)
-                and not head.startswith(("#", "}", "static_assert"))):
-            # The signature may start on an earlier line (a return type alone on its line).
-            sig = head if "(" in head.split("{")[0] else ""
-            m = NAME.search(sig.split("(")[0] + "(") if sig else None
-            name = m.group(1) if m else head[:40]
-            depth, j = 0, i
-            while j < len(lines):
-                depth += lines[j].count("{") - lines[j].count("}")
-                if depth <= 0:
-                    break
-                j += 1
-            out.append((name, i + 1, j - i + 1))
-            i = j + 1
+        l = strip(l)
+        if block:  # inside /* ... */
+            if "*/" not in l:
+                lines.append("")
+                continue
+            l, block = l.split("*/", 1)[1], False
+        l = re.sub(r"/\*.*?\*/", " ", l)
+        if "/*" in l:
+            l, block = l.split("/*", 1)[0], True
+        lines.append(l)
+    return lines
+
+
+CONTROL = re.compile(r"^(if|for|while|switch|catch|do|else|try|return)\b")
+SCOPE = re.compile(r"^(?:template\s*<.*>\s*)?(namespace|extern|class|struct|union|enum)\b\s*([A-Za-z_]\w*)?")
+
+
+def functions(path):
+    """[(name, first line, length)] of the definitions of one file: every body a namespace or a
+    class opens whose head (the text since the last ';', '{' or '}' of that scope) has a '(' —
+    functions at any indentation, signatures over several lines, member functions defined in
+    their class (named Class::member) — from its head's first line to its closing brace."""
+    lines = code_lines(path)
+    out = []
+    # Scope stack: (kind, name, first line, function name); kinds: scope (namespace/extern),
+    # class, function, block (any brace inside a function, or an initializer).
+    stack = [("scope", "", 0, "")]
+    head, head_line = "", None
+    for number, line in enumerate(lines, 1):
+        if line.lstrip().startswith("#"):
             continue
-        i += 1
+        for ch in line:
+            if ch == "{":
+                kind = stack[-1][0]
+                text = " ".join(head.split())
+                if kind in ("function", "block"):
+                    stack.append(("block", "", number, ""))
+                else:
+                    scope = SCOPE.match(text)
+                    if scope and "(" not in text.split(scope.group(0), 1)[0]:
+                        is_class = scope.group(1) in ("class", "struct", "union", "enum")
+                        stack.append(("class" if is_class else "scope", scope.group(2) or "", number, ""))
+                    elif "(" in text and not CONTROL.match(text) and not text.rstrip().endswith("="):
+                        m = NAME.search(text.split("(")[0] + "(")
+                        name = m.group(1) if m else text[:40]
+                        owner = stack[-1][1] if kind == "class" and "::" not in name else ""
+                        stack.append(("function", "", head_line or number, f"{owner}::{name}" if owner else name))
+                    else:
+                        stack.append(("block", "", number, ""))
+                head, head_line = "", None
+            elif ch == "}":
+                if len(stack) > 1:
+                    kind, _, first, name = stack.pop()
+                    if kind == "function":
+                        out.append((name, first, number - first + 1))
+                head, head_line = "", None
+            elif ch == ";" and stack[-1][0] in ("scope", "class"):
+                head, head_line = "", None
+            elif ch == ":" and stack[-1][0] == "class" and head.strip() in ("public", "protected", "private"):
+                head, head_line = "", None  # an access specifier ends, the next member's head starts
+            else:
+                if ch.strip() and head_line is None:
+                    head_line = number
+                head += ch
+        head += " "
     return out
 
 

@@ -39,6 +39,26 @@ class FunctionLengthTest(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("engine/src/Planted.cpp:planted is 123 lines", r.stderr)
 
+    def test_signatures_over_lines_members_in_their_class_and_comments(self):
+        # Each planted body is 101 lines from its head's first line; braces in comments, strings
+        # and initializers do not open or close anything; a control block is not a function.
+        body = "  int x = 0;\n" * 98
+        text = ("namespace qnnrules {\n"
+                "template <typename T>\nstd::optional<T>\nwrapped(const T& a,\n        int b) {\n" + body[:-13 * 2] + "}\n"
+                "class Holder {\n public:\n  int member(int a) const {\n    /* { */ const char* s = \"}\";\n"
+                + body + "  }\n  int small() { return 1; }\n};\n"
+                "int table[] = {\n" + "  1,\n" * 120 + "};\n"
+                "}  // namespace qnnrules\n")
+        t = self.copy()
+        with open(os.path.join(t, "engine", "src", "Planted.cpp"), "w") as f:
+            f.write(text)
+        r = run(t)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("engine/src/Planted.cpp:wrapped is 101 lines", r.stderr)
+        self.assertIn("engine/src/Planted.cpp:Holder::member is 101 lines", r.stderr)
+        self.assertNotIn("small", r.stderr)
+        self.assertNotIn("table", r.stderr)
+
     def test_a_stale_name_fails(self):
         t = self.copy()
         doc = os.path.join(t, "docs", "architecture.md")

@@ -34,7 +34,23 @@ class ManifestLoader : public StrictYamlReader {
     Map m = readMap(root, "the manifest", kManifestKeys, "a mapping with keys " + join(kManifestKeys));
     if (!m.valid) return;
     version(root, m);
-    auto in = [](std::string_view key) { return "'" + std::string(key) + "' in the manifest"; };
+    parseBackendKeys(root, m, out);
+    parseTypeKeys(m, out);
+    parseQuantized(m, out);
+    if (const Entry* e = m.get("exclude")) {
+      if (out.extends.empty() && !m.get("extends")) {
+        error(DiagCode::kInvalidValue, mark(e->keyNode),
+              "'exclude' removes targets of the parent backend, but the manifest has no 'extends'",
+              "'extends' naming the parent backend", "'exclude' without 'extends'");
+      }
+      parseExclusions(e->value, out);
+    }
+  }
+
+  static std::string in(std::string_view key) { return "'" + std::string(key) + "' in the manifest"; }
+
+  // backend, description, default, max_rank, empty_tensors, non_finite_scales, extends.
+  void parseBackendKeys(const YAML::Node& root, const Map& m, BackendManifest& out) {
     auto requiredString = [&](std::string_view key, std::string& field) {
       if (const Entry* e = m.get(key)) {
         if (auto s = str(e->value, in(key))) field = *s;
@@ -75,6 +91,10 @@ class ManifestLoader : public StrictYamlReader {
       if (auto s = str(e->value, in("extends"))) out.extends = *s;
       out.extendsMark = mark(e->value);
     }
+  }
+
+  // datatypes, encodings, symmetric, hardware, delegation.
+  void parseTypeKeys(const Map& m, BackendManifest& out) {
     if (const Entry* e = m.get("datatypes")) {
       DatatypeSet set;
       if (enumList<QnnDatatype>(e->value, in("datatypes"), "datatype", datatypeNames(),
@@ -98,6 +118,10 @@ class ManifestLoader : public StrictYamlReader {
       out.hardwareMark = mark(e->value);
     }
     if (const Entry* e = m.get("delegation")) parseDelegation(e->value, out.delegation);
+  }
+
+  // quantized and why_not_quantized, and quantized datatypes a float backend must not list.
+  void parseQuantized(const Map& m, BackendManifest& out) {
     const Entry* quantized = m.get("quantized");
     const Entry* why = m.get("why_not_quantized");
     if (quantized) {
@@ -122,14 +146,6 @@ class ManifestLoader : public StrictYamlReader {
         error(DiagCode::kInvalidValue, mark(m.get("datatypes")->value),
               "'datatypes' in the manifest lists quantized types (" + fixed + ") but the backend sets quantized: false",
               "float, integer and bool datatypes only", fixed);
-    }
-    if (const Entry* e = m.get("exclude")) {
-      if (out.extends.empty() && !m.get("extends")) {
-        error(DiagCode::kInvalidValue, mark(e->keyNode),
-              "'exclude' removes targets of the parent backend, but the manifest has no 'extends'",
-              "'extends' naming the parent backend", "'exclude' without 'extends'");
-      }
-      parseExclusions(e->value, out);
     }
   }
 

@@ -73,6 +73,25 @@ class Loader : public strictyaml::StrictYamlReader {
     }
   }
 
+  // The keys of the rule parseRule is reading, shared by its steps.
+  struct RuleEntries {
+    const YAML::Node& node;
+    const Map& m;
+    const std::string& scope;
+    bool inherits = false;                // `extends` given
+    RuleKind parentKind = RuleKind::kOp;  // the parent rule's kind when it inherits
+    bool kindOk = true;                   // `kind` absent or valid
+    bool inheritedOp = false;             // an op rule extending an op rule
+    const Entry* qnnOp = nullptr;
+    const Entry* pattern = nullptr;
+    const Entry* reason = nullptr;
+    const Entry* variants = nullptr;
+    const Entry* addVariants = nullptr;
+    const Entry* maxRank = nullptr;
+    const Entry* emptyTensors = nullptr;
+    std::string in(std::string_view key) const { return "'" + std::string(key) + "' in " + scope; }
+  };
+
   std::optional<Rule> parseRule(const YAML::Node& node, size_t index) {
     const size_t before = errorCount();
     Rule rule;
@@ -84,33 +103,43 @@ class Loader : public strictyaml::StrictYamlReader {
       ruleId_.clear();
       return std::nullopt;
     }
-    auto in = [&](std::string_view key) { return "'" + std::string(key) + "' in " + scope; };
-
+    RuleEntries r{node, m, scope};
     // `extends: <parent rule id>` starts the rule from the parent backend's rule: every key not
     // written here is inherited (variants narrowed to this backend, see BackendManifest.h).
-    const bool inherits = m.get("extends") != nullptr;
-    const RuleKind parentKind = inherits ? parseExtends(*m.get("extends"), scope, rule) : RuleKind::kOp;
+    r.inherits = m.get("extends") != nullptr;
+    r.parentKind = r.inherits ? parseExtends(*m.get("extends"), scope, rule) : RuleKind::kOp;
     rule.mark = mark(node);
+    parseIdentity(r, rule);
+    parseOpKeys(r, rule);
+    checkKeysOfKind(r, rule);
+    parsePortsAndVariants(r, rule);
+    applyManifest(rule);
 
-    if (const Entry* e = m.get("id")) {
-      if (auto s = str(e->value, in("id"))) rule.id = *s;
+    ruleId_.clear();
+    variant_.clear();
+    if (errorCount() != before) return std::nullopt;
+    return rule;
+  }
+
+  // id, kind, targets, description.
+  void parseIdentity(RuleEntries& r, Rule& rule) {
+    if (const Entry* e = r.m.get("id")) {
+      if (auto s = str(e->value, r.in("id"))) rule.id = *s;
     } else {
-      missing(node, m, scope, "id");
+      missing(r.node, r.m, r.scope, "id");
     }
-
-    bool kindOk = true;
-    if (const Entry* e = m.get("kind")) {
-      auto k = enumValue<RuleKind>(e->value, in("kind"), "rule kind", kKindNames, [](std::string_view s) {
-        std::optional<RuleKind> r;
-        if (s == "op") r = RuleKind::kOp;
-        else if (s == "structural") r = RuleKind::kStructural;
-        else if (s == "unsupported") r = RuleKind::kUnsupported;
-        return r;
+    if (const Entry* e = r.m.get("kind")) {
+      auto k = enumValue<RuleKind>(e->value, r.in("kind"), "rule kind", kKindNames, [](std::string_view s) {
+        std::optional<RuleKind> parsed;
+        if (s == "op") parsed = RuleKind::kOp;
+        else if (s == "structural") parsed = RuleKind::kStructural;
+        else if (s == "unsupported") parsed = RuleKind::kUnsupported;
+        return parsed;
       });
       if (k) rule.kind = *k;
-      else kindOk = false;
+      else r.kindOk = false;
     }
-    if (inherits && rule.kind != parentKind) {
+    if (r.inherits && rule.kind != r.parentKind) {
       // A different kind keeps only what every kind has: targets, description, ports.
       rule.qnnOp.clear();
       rule.maxRank = 0;
@@ -118,132 +147,130 @@ class Loader : public strictyaml::StrictYamlReader {
       rule.variants.clear();
       rule.pattern = AnnotationPattern::kNone;
     }
-
-    if (const Entry* e = m.get("targets")) {
+    r.inheritedOp = r.inherits && r.parentKind == RuleKind::kOp && rule.kind == RuleKind::kOp;
+    if (const Entry* e = r.m.get("targets")) {
       rule.targets.clear();
-      parseTargetList(*this, e->value, in("targets"), rule.targets);
-    } else if (!inherits) {
-      missing(node, m, scope, "targets");
+      parseTargetList(*this, e->value, r.in("targets"), rule.targets);
+    } else if (!r.inherits) {
+      missing(r.node, r.m, r.scope, "targets");
     }
+    if (const Entry* e = r.m.get("description")) {
+      if (auto s = str(e->value, r.in("description"))) rule.description = *s;
+    } else if (!r.inherits) {
+      missing(r.node, r.m, r.scope, "description");
+    }
+  }
 
-    if (const Entry* e = m.get("description")) {
-      if (auto s = str(e->value, in("description"))) rule.description = *s;
-    } else if (!inherits) {
-      missing(node, m, scope, "description");
+  // qnn_op, pattern, reason, max_rank, empty_tensors (and where variants are given).
+  void parseOpKeys(RuleEntries& r, Rule& rule) {
+    r.qnnOp = r.m.get("qnn_op");
+    r.pattern = r.m.get("pattern");
+    r.reason = r.m.get("reason");
+    r.variants = r.m.get("variants");
+    r.addVariants = r.m.get("add_variants");
+    r.maxRank = r.m.get("max_rank");
+    r.emptyTensors = r.m.get("empty_tensors");
+    if (r.qnnOp) {
+      if (auto s = str(r.qnnOp->value, r.in("qnn_op"))) rule.qnnOp = *s;
     }
-
-    const std::string kindName(kKindNames[static_cast<size_t>(rule.kind)]);
-    const Entry* qnnOp = m.get("qnn_op");
-    const Entry* pattern = m.get("pattern");
-    const Entry* reason = m.get("reason");
-    const Entry* variants = m.get("variants");
-    const Entry* addVariants = m.get("add_variants");
-    if (qnnOp) {
-      if (auto s = str(qnnOp->value, in("qnn_op"))) rule.qnnOp = *s;
-    }
-    if (pattern) {
-      auto p = enumValue<AnnotationPattern>(pattern->value, in("pattern"), "annotation pattern", patternNames(),
+    if (r.pattern) {
+      auto p = enumValue<AnnotationPattern>(r.pattern->value, r.in("pattern"), "annotation pattern", patternNames(),
                                             [](std::string_view s) { return parsePattern(s); },
                                             DiagCode::kUnknownPattern);
       if (p) rule.pattern = *p;
     }
-    if (reason) {
-      if (auto s = str(reason->value, in("reason"))) rule.reason = *s;
+    if (r.reason) {
+      if (auto s = str(r.reason->value, r.in("reason"))) rule.reason = *s;
     }
-    const Entry* maxRank = m.get("max_rank");
-    if (maxRank) {
-      if (auto r = integer(maxRank->value, in("max_rank"), 1, 64, "a rank from 1 to 64")) {
-        rule.maxRank = static_cast<int>(*r);
-        rule.maxRankMark = mark(maxRank->keyNode);
+    if (r.maxRank) {
+      if (auto v = integer(r.maxRank->value, r.in("max_rank"), 1, 64, "a rank from 1 to 64")) {
+        rule.maxRank = static_cast<int>(*v);
+        rule.maxRankMark = mark(r.maxRank->keyNode);
       }
     }
-    const Entry* emptyTensors = m.get("empty_tensors");
-    if (emptyTensors) {
-      if (auto v = enumValue<EmptyTensors>(emptyTensors->value, in("empty_tensors"), "empty-tensor behaviour",
+    if (r.emptyTensors) {
+      if (auto v = enumValue<EmptyTensors>(r.emptyTensors->value, r.in("empty_tensors"), "empty-tensor behaviour",
                                            kEmptyTensorsNames, parseEmptyTensors)) {
         rule.emptyTensors = *v;
-        rule.emptyTensorsMark = mark(emptyTensors->keyNode);
+        rule.emptyTensorsMark = mark(r.emptyTensors->keyNode);
       }
     }
-    const bool inheritedOp = inherits && parentKind == RuleKind::kOp && rule.kind == RuleKind::kOp;
-    if (kindOk) {
+  }
+
+  // The keys a rule's kind requires or forbids, and variants against add_variants.
+  void checkKeysOfKind(const RuleEntries& r, const Rule& rule) {
+    const std::string kindName(kKindNames[static_cast<size_t>(rule.kind)]);
+    if (r.kindOk) {
       auto onlyFor = [&](const Entry* e, std::string_view kinds) {
         error(DiagCode::kInvalidValue, mark(e->keyNode),
-              "'" + e->key + "' is only allowed in rules of kind " + std::string(kinds) + "; " + scope +
+              "'" + e->key + "' is only allowed in rules of kind " + std::string(kinds) + "; " + r.scope +
                   " has kind " + kindName,
               "no '" + e->key + "' for kind " + kindName, "'" + e->key + "' given");
       };
       auto requiredFor = [&](std::string_view key, std::string_view what) {
-        error(DiagCode::kInvalidValue, mark(node),
-              scope + " has kind " + kindName + " but no '" + std::string(key) + "'; kind " + kindName +
+        error(DiagCode::kInvalidValue, mark(r.node),
+              r.scope + " has kind " + kindName + " but no '" + std::string(key) + "'; kind " + kindName +
                   " requires " + std::string(what),
-              "a '" + std::string(key) + "' key", m.keyList());
+              "a '" + std::string(key) + "' key", r.m.keyList());
       };
       if (rule.kind == RuleKind::kOp) {
-        if (!qnnOp && !inheritedOp) requiredFor("qnn_op", "the QNN op type it lowers to");
-        if (!pattern && !inheritedOp) requiredFor("pattern", "an annotation pattern");
-        if (!variants && !addVariants && !inheritedOp) requiredFor("variants", "a non-empty list of variants");
+        if (!r.qnnOp && !r.inheritedOp) requiredFor("qnn_op", "the QNN op type it lowers to");
+        if (!r.pattern && !r.inheritedOp) requiredFor("pattern", "an annotation pattern");
+        if (!r.variants && !r.addVariants && !r.inheritedOp) requiredFor("variants", "a non-empty list of variants");
       } else {
-        if (qnnOp) onlyFor(qnnOp, "op");
-        if (maxRank) onlyFor(maxRank, "op");
-        if (emptyTensors) onlyFor(emptyTensors, "op");
-        if (variants) onlyFor(variants, "op");
-        if (addVariants) onlyFor(addVariants, "op");
+        for (const Entry* e : {r.qnnOp, r.maxRank, r.emptyTensors, r.variants, r.addVariants})
+          if (e) onlyFor(e, "op");
       }
-      if (rule.kind == RuleKind::kUnsupported && !reason && rule.reason.empty()) requiredFor("reason", "a reason");
-      if (rule.kind != RuleKind::kUnsupported && reason) onlyFor(reason, "unsupported");
+      if (rule.kind == RuleKind::kUnsupported && !r.reason && rule.reason.empty()) requiredFor("reason", "a reason");
+      if (rule.kind != RuleKind::kUnsupported && r.reason) onlyFor(r.reason, "unsupported");
     }
-    if (variants && addVariants) {
-      error(DiagCode::kInvalidValue, mark(addVariants->keyNode),
-            scope + " gives both 'variants' and 'add_variants'; 'variants' replaces the inherited variants, "
-                    "'add_variants' adds to them",
-            "one of 'variants' or 'add_variants'", m.keyList());
+    if (r.variants && r.addVariants) {
+      error(DiagCode::kInvalidValue, mark(r.addVariants->keyNode),
+            r.scope + " gives both 'variants' and 'add_variants'; 'variants' replaces the inherited variants, "
+                      "'add_variants' adds to them",
+            "one of 'variants' or 'add_variants'", r.m.keyList());
     }
-    if (addVariants && !inherits) {
-      error(DiagCode::kInvalidValue, mark(addVariants->keyNode),
-            "'add_variants' in " + scope + " adds to inherited variants, but the rule has no 'extends'",
+    if (r.addVariants && !r.inherits) {
+      error(DiagCode::kInvalidValue, mark(r.addVariants->keyNode),
+            "'add_variants' in " + r.scope + " adds to inherited variants, but the rule has no 'extends'",
             "'variants', or 'extends' naming the parent rule", "'add_variants' without 'extends'");
     }
+  }
 
+  // inputs, outputs, onnx, then the variants written for those ports.
+  void parsePortsAndVariants(const RuleEntries& r, Rule& rule) {
     bool portsOk = true;
-    const Entry* inputs = m.get("inputs");
-    const Entry* outputs = m.get("outputs");
-    if (inherits && (inputs || outputs)) {
+    const Entry* inputs = r.m.get("inputs");
+    const Entry* outputs = r.m.get("outputs");
+    if (r.inherits && (inputs || outputs)) {
       // New ports invalidate every inherited variant (they are written per port).
       rule.ports.clear();
       rule.variants.clear();
-      if (!variants && rule.kind == RuleKind::kOp)
+      if (!r.variants && rule.kind == RuleKind::kOp)
         error(DiagCode::kInvalidValue, mark((inputs ? inputs : outputs)->keyNode),
-              scope + " redeclares its ports, so it must also give 'variants'; inherited variants are "
-                      "written for the parent's ports",
-              "'variants' next to 'inputs'/'outputs'", m.keyList());
+              r.scope + " redeclares its ports, so it must also give 'variants'; inherited variants are "
+                        "written for the parent's ports",
+              "'variants' next to 'inputs'/'outputs'", r.m.keyList());
     }
-    if (inputs) portsOk &= parsePorts(inputs->value, true, scope, rule);
-    if (outputs) portsOk &= parsePorts(outputs->value, false, scope, rule);
-    if (const Entry* e = m.get("onnx")) {
-      if (portsOk) parseOnnxKey(*this, e->value, scope, rule);
-    } else if (inherits && (inputs || outputs)) {
-      checkOnnxPorts(*this, (inputs ? inputs : outputs)->keyNode, scope, rule);
+    if (inputs) portsOk &= parsePorts(inputs->value, true, r.scope, rule);
+    if (outputs) portsOk &= parsePorts(outputs->value, false, r.scope, rule);
+    if (const Entry* e = r.m.get("onnx")) {
+      if (portsOk) parseOnnxKey(*this, e->value, r.scope, rule);
+    } else if (r.inherits && (inputs || outputs)) {
+      checkOnnxPorts(*this, (inputs ? inputs : outputs)->keyNode, r.scope, rule);
     }
-
-    const bool variantsAllowed = !kindOk || rule.kind == RuleKind::kOp;
-    if (variants && variantsAllowed) {
+    const bool variantsAllowed = !r.kindOk || rule.kind == RuleKind::kOp;
+    if (r.variants && variantsAllowed) {
       rule.variants.clear();
-      parseVariants(variants->value, scope, portsOk, rule);
+      parseVariants(r.variants->value, r.scope, portsOk, rule);
     }
-    if (addVariants && variantsAllowed && inherits) parseVariants(addVariants->value, scope, portsOk, rule);
+    if (r.addVariants && variantsAllowed && r.inherits) parseVariants(r.addVariants->value, r.scope, portsOk, rule);
     // (An unknown parent is reported by parseExtends; no second error about its variants.)
-    if (inheritedOp && !rule.inheritedFrom.empty() && !variants && !addVariants && rule.variants.empty()) {
-      error(DiagCode::kInvalidValue, mark(m.get("extends")->value),
-            scope + " inherits no variant from '" + rule.inheritedFrom + "': none exists on " + backendName(),
+    if (r.inheritedOp && !rule.inheritedFrom.empty() && !r.variants && !r.addVariants && rule.variants.empty()) {
+      error(DiagCode::kInvalidValue, mark(r.m.get("extends")->value),
+            r.scope + " inherits no variant from '" + rule.inheritedFrom + "': none exists on " + backendName(),
             "at least one variant; write 'variants'", joinNotes(rule));
     }
-    applyManifest(rule);
-
-    ruleId_.clear();
-    variant_.clear();
-    if (errorCount() != before) return std::nullopt;
-    return rule;
   }
 
   std::string backendName() const {

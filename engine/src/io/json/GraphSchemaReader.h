@@ -219,10 +219,33 @@ class Reader {
       missing("name", "a unique node name");
       return;
     }
+    if (!readNodeIdentity(nodeFields, *name, node)) return;
+    self_ = static_cast<uint32_t>(out_.graph.nodes().size());
+    const size_t errorsBefore = out_.errors.size();
+    const size_t pendingBefore = pending_.size();
+    readNodeLists(nodeFields, node);
+    bool added = out_.errors.size() == errorsBefore;
+    if (added) {
+      StatusOr<uint32_t> index = out_.graph.addNode(std::move(node));
+      if (!index.isOk()) {
+        PathScope s(path_, "name");
+        error(index.status().message(), "a name no other node has", name->dump());
+        added = false;
+      }
+    }
+    if (!added) {
+      pending_.resize(pendingBefore);  // the node is not in the graph
+      unread_.emplace(name->str());
+    }
+  }
+
+  // name, kind, target, source_op, module; false when the node cannot be read further.
+  template <typename Fields>
+  bool readNodeIdentity(const Fields& nodeFields, const V& name, Node& node) {
     {
       PathScope s(path_, "name");
-      auto nm = nonEmptyString(*name, "a non-empty node name");
-      if (!nm) return;
+      auto nm = nonEmptyString(name, "a non-empty node name");
+      if (!nm) return false;
       node.name = std::string(*nm);
       currentNode_ = *nm;
       out_.graph.prefetchNodeName(*nm);
@@ -232,22 +255,22 @@ class Reader {
       auto k = kind->kind() == Kind::kString ? parseNodeKind(kind->str()) : std::nullopt;
       if (!k) {
         error("unknown node kind", "input, parameter, constant, call or output", kind->dump());
-        return;
+        return false;
       }
       node.kind = *k;
     } else {
       missing("kind", "input, parameter, constant, call or output");
-      return;
+      return false;
     }
     std::optional<V> target = field<"target">(nodeFields);
     if (node.kind == NodeKind::kCall) {
       if (!target) {
         missing("target", "the ATen target of the call, e.g. \"aten.conv2d.default\"");
-        return;
+        return false;
       }
       PathScope s(path_, "target");
       auto t = nonEmptyString(*target, "an ATen target such as \"aten.conv2d.default\"");
-      if (!t) return;
+      if (!t) return false;
       node.targetId = out_.graph.internTarget(*t);
     } else if (target) {
       PathScope s(path_, "target");
@@ -269,9 +292,12 @@ class Reader {
       if (module->kind() != Kind::kString) wrongType("a module path string", *module);
       else node.moduleId = out_.graph.internModule(module->str());
     }
-    self_ = static_cast<uint32_t>(out_.graph.nodes().size());
-    const size_t errorsBefore = out_.errors.size();
-    const size_t pendingBefore = pending_.size();
+    return true;
+  }
+
+  // outputs, args, kwargs.
+  template <typename Fields>
+  void readNodeLists(const Fields& nodeFields, Node& node) {
     if (std::optional<V> outputs = field<"outputs">(nodeFields)) {
       PathScope s(path_, "outputs");
       if (outputs->kind() != Kind::kArray) {
@@ -313,19 +339,6 @@ class Reader {
           node.kwargs.emplace_back(std::string(key), readValue(value));
         });
       }
-    }
-    bool added = out_.errors.size() == errorsBefore;
-    if (added) {
-      StatusOr<uint32_t> index = out_.graph.addNode(std::move(node));
-      if (!index.isOk()) {
-        PathScope s(path_, "name");
-        error(index.status().message(), "a name no other node has", name->dump());
-        added = false;
-      }
-    }
-    if (!added) {
-      pending_.resize(pendingBefore);  // the node is not in the graph
-      unread_.emplace(name->str());
     }
   }
 
