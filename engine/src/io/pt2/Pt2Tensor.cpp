@@ -113,34 +113,48 @@ std::optional<std::vector<double>> decode(const Payload& p, const std::string& s
     return refuse("storage_offset " + std::to_string(p.storageOffset) + ", sizes " + list(p.sizes) + " and strides " +
                   list(p.strides) + " reach past the end of its storage of " + std::to_string(storageElements) +
                   " element(s) (" + std::to_string(storage.size()) + " bytes)");
-  std::vector<double> out;
-  out.reserve(numel);
-  std::vector<int64_t> index(p.sizes.size(), 0);
-  for (uint64_t n = 0; n < numel; ++n) {
-    uint64_t element = static_cast<uint64_t>(p.storageOffset);  // at most `last`: nothing wraps
-    for (size_t d = 0; d < index.size(); ++d) element += static_cast<uint64_t>(index[d]) * static_cast<uint64_t>(p.strides[d]);
-    const char* at = storage.data() + element * width;
-    double v = 0;
-    switch (p.dtype) {
-      case 1: v = load<uint8_t>(at); break;
-      case 2: v = load<int8_t>(at); break;
-      case 3: v = load<int16_t>(at); break;
-      case 28: v = load<uint16_t>(at); break;
-      case 6: v = halfToFloat(load<uint16_t>(at)); break;
-      case 13: v = std::bit_cast<float>(static_cast<uint32_t>(load<uint16_t>(at)) << 16); break;
-      case 4: v = load<int32_t>(at); break;
-      case 34: v = load<uint32_t>(at); break;
-      case 7: v = load<float>(at); break;
-      case 5: v = static_cast<double>(load<int64_t>(at)); break;
-      case 8: v = load<double>(at); break;
-      default: return std::nullopt;
+  std::vector<double> out(numel);
+  // Element n's byte offset: row-major order through sizes and strides; a contiguous tensor (a
+  // block-wise weight's scales) in one pass with no index arithmetic.
+  bool contiguous = true;
+  int64_t expected = 1;
+  for (size_t d = p.sizes.size(); d-- > 0;) {
+    if (p.sizes[d] != 1 && p.strides[d] != expected) contiguous = false;
+    expected *= p.sizes[d];
+  }
+  auto fill = [&](auto value) {
+    const char* base = storage.data();
+    if (contiguous) {
+      const char* at = base + static_cast<uint64_t>(p.storageOffset) * width;
+      for (uint64_t n = 0; n < numel; ++n, at += width) out[n] = value(at);
+      return;
     }
-    out.push_back(v);
-    // Next index, row-major.
-    for (size_t d = index.size(); d-- > 0;) {
-      if (++index[d] < p.sizes[d]) break;
-      index[d] = 0;
+    std::vector<int64_t> index(p.sizes.size(), 0);
+    for (uint64_t n = 0; n < numel; ++n) {
+      uint64_t element = static_cast<uint64_t>(p.storageOffset);  // at most `last`: nothing wraps
+      for (size_t d = 0; d < index.size(); ++d) element += static_cast<uint64_t>(index[d]) * static_cast<uint64_t>(p.strides[d]);
+      out[n] = value(base + element * width);
+      for (size_t d = index.size(); d-- > 0;) {  // next index, row-major
+        if (++index[d] < p.sizes[d]) break;
+        index[d] = 0;
+      }
     }
+  };
+  switch (p.dtype) {
+    case 1: fill([](const char* at) { return static_cast<double>(load<uint8_t>(at)); }); break;
+    case 2: fill([](const char* at) { return static_cast<double>(load<int8_t>(at)); }); break;
+    case 3: fill([](const char* at) { return static_cast<double>(load<int16_t>(at)); }); break;
+    case 28: fill([](const char* at) { return static_cast<double>(load<uint16_t>(at)); }); break;
+    case 6: fill([](const char* at) { return static_cast<double>(halfToFloat(load<uint16_t>(at))); }); break;
+    case 13:
+      fill([](const char* at) { return static_cast<double>(std::bit_cast<float>(static_cast<uint32_t>(load<uint16_t>(at)) << 16)); });
+      break;
+    case 4: fill([](const char* at) { return static_cast<double>(load<int32_t>(at)); }); break;
+    case 34: fill([](const char* at) { return static_cast<double>(load<uint32_t>(at)); }); break;
+    case 7: fill([](const char* at) { return static_cast<double>(load<float>(at)); }); break;
+    case 5: fill([](const char* at) { return static_cast<double>(load<int64_t>(at)); }); break;
+    case 8: fill([](const char* at) { return load<double>(at); }); break;
+    default: return std::nullopt;
   }
   return out;
 }
