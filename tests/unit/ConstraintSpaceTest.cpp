@@ -13,6 +13,7 @@
 
 #include "qnnrules/Engine.h"
 #include "qnnrules/model/Lowering.h"
+#include "qnnrules/model/RuleSet.h"
 #include "qnnrules/report/Verdict.h"
 
 namespace qnnrules {

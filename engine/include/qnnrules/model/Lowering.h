@@ -6,6 +6,7 @@
 // (docs/rule-format.md, "Lowering paths").
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -53,6 +54,13 @@ struct LoweringRewrite {
   std::optional<int64_t> setOffset;                             // QNN offset (= -zero_point)
   std::string says;                                             // the sentence reports print
   SourceMark mark;
+};
+
+// How many ports one rewrite changed in a run (RunReport::rewrites; passes/LoweringRewrites.h
+// applies them).
+struct AppliedRewrite {
+  const LoweringRewrite* rewrite = nullptr;
+  size_t ports = 0;
 };
 
 // One condition of a CPU form on an ONNX attribute (YAML `when: {axis: {default: -1, last_axis:
