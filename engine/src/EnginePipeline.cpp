@@ -91,22 +91,6 @@ ValidationResult stoppedValidation(const RunReport& r) {
 
 }  // namespace
 
-std::string_view runStageName(RunStage s) {
-  switch (s) {
-    case RunStage::kNone: return "";
-    case RunStage::kRules: return "rules";
-    case RunStage::kBackendOption: return "backend-option";
-    case RunStage::kGraph: return "graph";
-    case RunStage::kAnnotation: return "annotation";
-  }
-  return "";
-}
-
-std::string RunReport::graphLabel() const {
-  if (!graphPath.empty()) return graphPath;
-  return graph ? graph->name : std::string();
-}
-
 RunReport Engine::startReport(const RunOptions& options) const {
   const Impl& e = *impl_;
   RunReport r;

@@ -3,21 +3,20 @@
 // torch.export programs). The backend judges what the path hands it, not the file: the path
 // rewrites some encodings first, and decides what a node the backend refuses becomes (CPU
 // fallback, or a failed session). A path is data: rules/lowering/<name>.yaml
-// (docs/rule-format.md, "Lowering paths").
+// (docs/rule-format.md, "Lowering paths"), read by loadLoweringFile (load/RuleLoader.h).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "qnnrules/core/QnnTypes.h"
 #include "qnnrules/core/SourceMark.h"
-#include "qnnrules/core/Diagnostic.h"
-#include "qnnrules/core/LoadLimits.h"
 #include "qnnrules/graph/GraphSource.h"
 
 namespace qnnrules {
@@ -161,11 +160,5 @@ struct LoweringTable {
   const LoweringPath* defaultFor(GraphSource source) const;
   std::vector<std::string> names() const;
 };
-
-// rules/lowering/<name>.yaml -> one path (strict, errors with file:line:column).
-std::optional<LoweringPath> loadLoweringText(const std::string& text, const std::string& displayPath,
-                                             DiagnosticList& errors, const LoadLimits& limits = {});
-std::optional<LoweringPath> loadLoweringFile(const std::filesystem::path& file, const std::string& displayPath,
-                                             DiagnosticList& errors, const LoadLimits& limits = {});
 
 }  // namespace qnnrules
