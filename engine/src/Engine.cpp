@@ -2,7 +2,10 @@
 
 #include <utility>
 
+#include "qnnrules/annotate/Recipe.h"
 #include "qnnrules/core/Suggest.h"
+#include "qnnrules/model/QuantConfig.h"
+#include "EngineImpl.h"
 #include "GraphIntake.h"
 #include "qnnrules/passes/QdqFold.h"
 
@@ -10,51 +13,63 @@ namespace qnnrules {
 
 Engine::Engine(EngineOptions options) : Engine(std::move(options), nullptr) {}
 
-Engine::Engine(EngineOptions options, std::shared_ptr<RuleRegistry> registry)
-    : options_(std::move(options)), registry_(std::move(registry)) {
+Engine::Engine(EngineOptions options, std::shared_ptr<RuleRegistry> registry) {
+  auto impl = std::make_shared<Impl>();
+  impl->options = std::move(options);
+  impl->registry = std::move(registry);
   PhaseTimes times;
   {
     PhaseTimer timer(times, Phase::kRuleLoad);
-    open();
+    impl->open();
   }
-  loadTime_ = times[Phase::kRuleLoad];
+  impl->loadTime = times[Phase::kRuleLoad];
+  impl_ = std::move(impl);
 }
 
 Engine Engine::withSoc(const std::string& soc) const {
-  EngineOptions o = options_;
+  EngineOptions o = impl_->options;
   o.soc = soc;
-  return Engine(std::move(o), registry_);
+  return Engine(std::move(o), impl_->registry);
 }
 
-void Engine::open() {
-  if (!registry_) {
+bool Engine::ok() const { return impl_->status.isOk(); }
+const Status& Engine::status() const { return impl_->status; }
+const DiagnosticList& Engine::loadErrors() const { return impl_->loadErrors; }
+const EngineOptions& Engine::options() const { return impl_->options; }
+const RuleSet& Engine::rules() const { return *impl_->rules; }
+const SocInfo& Engine::soc() const { return impl_->soc; }
+RuleRegistry& Engine::registry() { return *impl_->registry; }
+const std::vector<ResolvedOption>& Engine::backendOptions() const { return impl_->backendOptions; }
+
+void Engine::Impl::open() {
+  if (!registry) {
     RegistryOptions ro;
-    ro.builtinDir = options_.builtinRulesDir;
-    ro.overlayDirs = options_.ruleDirs;
-    ro.useEnvironment = options_.useEnvironment;
-    registry_ = std::make_shared<RuleRegistry>(std::move(ro));
+    ro.builtinDir = options.builtinRulesDir;
+    ro.overlayDirs = options.ruleDirs;
+    ro.useEnvironment = options.useEnvironment;
+    registry = std::make_shared<RuleRegistry>(std::move(ro));
   }
   // No backend named: the rules say which (a manifest's `default: true`). Resolved first, so that
   // every report, even of a run that stops at the SoC, names the backend.
-  if (options_.backend.empty()) {
-    const RuleRegistry::DefaultBackendLoad& chosen = registry_->defaultBackend();
+  if (options.backend.empty()) {
+    const RuleRegistry::DefaultBackendLoad& chosen = registry->defaultBackend();
     if (!chosen.status.isOk()) {
-      status_ = chosen.status;
-      loadErrors_ = chosen.errors;
+      status = chosen.status;
+      loadErrors = chosen.errors;
       return;
     }
-    options_.backend = chosen.name;
+    options.backend = chosen.name;
   }
 
-  const RuleRegistry::SocLoad& socs = registry_->socs();
+  const RuleRegistry::SocLoad& socs = registry->socs();
   if (!socs.status.isOk()) {
-    status_ = socs.status;
-    loadErrors_ = socs.errors;
+    status = socs.status;
+    loadErrors = socs.errors;
     return;
   }
-  const std::string socName = options_.soc.empty() ? std::string(kDefaultSoc) : options_.soc;
-  const SocInfo* soc = socs.table->find(socName);
-  if (!soc) {
+  const std::string socName = options.soc.empty() ? std::string(kDefaultSoc) : options.soc;
+  const SocInfo* found = socs.table->find(socName);
+  if (!found) {
     std::string known;
     std::vector<std::string> names;
     for (const SocInfo& s : socs.table->all()) {
@@ -62,88 +77,90 @@ void Engine::open() {
       names.push_back(s.name);
     }
     std::string hint = didYouMean(socName, names);
-    status_ = Status(StatusCode::kInvalidArgument,
-                     "unknown SoC '" + socName + "'" + (hint.empty() ? "" : "; " + hint) + " (known SoCs: " + known +
-                         "; see --list-socs)",
-                     socName);
+    status = Status(StatusCode::kInvalidArgument,
+                    "unknown SoC '" + socName + "'" + (hint.empty() ? "" : "; " + hint) + " (known SoCs: " + known +
+                        "; see --list-socs)",
+                    socName);
     return;
   }
-  soc_ = *soc;
+  soc = *found;
   // Backend names are case-insensitive, like SoC names ("HTP" is htp).
-  if (std::optional<std::string> b = findIgnoringCase(options_.backend, registry_->availableBackends()))
-    options_.backend = *b;
-  const BackendLoad& load = registry_->backend(options_.backend);
+  if (std::optional<std::string> b = findIgnoringCase(options.backend, registry->availableBackends()))
+    options.backend = *b;
+  const BackendLoad& load = registry->backend(options.backend);
   if (!load.status.isOk()) {
-    status_ = load.status;
-    loadErrors_ = load.errors;
+    status = load.status;
+    loadErrors = load.errors;
     return;
   }
   // What the backend needs of the SoC is in its manifest (its hardware column), not here.
-  if (Status s = checkSocRequirement(load.manifest.get(), options_.backend, soc_, *socs.table); !s.isOk()) {
-    status_ = s;
+  if (Status s = checkSocRequirement(load.manifest.get(), options.backend, soc, *socs.table); !s.isOk()) {
+    status = s;
     return;
   }
-  rules_ = load.rules;
-  status_ = resolveBackendOptions();
-  if (status_.isOk()) status_ = openLowerings();
+  rules = load.rules;
+  status = resolveBackendOptions();
+  if (status.isOk()) status = openLowerings();
 }
 
 namespace {
 constexpr std::string_view kNoLowering = "none";  // EngineOptions::lowering: judge the graph as the backend sees it
 }  // namespace
 
-Status Engine::openLowerings() {
-  const RuleRegistry::LoweringLoad& load = registry_->lowerings();
+Status Engine::Impl::openLowerings() {
+  const RuleRegistry::LoweringLoad& load = registry->lowerings();
   if (!load.status.isOk()) {
-    loadErrors_ = load.errors;
+    loadErrors = load.errors;
     return load.status;
   }
-  lowerings_ = load.table;
-  if (!options_.lowering.empty() && options_.lowering != kNoLowering && !lowerings_->find(options_.lowering)) {
-    const std::vector<std::string> names = lowerings_->names();
+  lowerings = load.table;
+  if (!options.lowering.empty() && options.lowering != kNoLowering && !lowerings->find(options.lowering)) {
+    const std::vector<std::string> names = lowerings->names();
     std::string known;
     for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
-    std::string hint = didYouMean(options_.lowering, names);
+    std::string hint = didYouMean(options.lowering, names);
     return Status(StatusCode::kInvalidArgument,
-                  "unknown lowering path '" + options_.lowering + "'" + (hint.empty() ? "" : "; " + hint) +
+                  "unknown lowering path '" + options.lowering + "'" + (hint.empty() ? "" : "; " + hint) +
                       " (known: " + (known.empty() ? "none" : known) + ")",
-                  options_.lowering);
+                  options.lowering);
   }
   DiagnosticList errors;
-  for (const auto& path : lowerings_->paths) boundLowerings_.push_back(bindLowering(*path, *rules_, errors));
+  for (const auto& path : lowerings->paths) boundLowerings.push_back(bindLowering(*path, *rules, errors));
   if (errors.empty()) return Status::ok();
   const size_t n = errors.size();
-  loadErrors_ = std::move(errors);
+  loadErrors = std::move(errors);
   return Status(StatusCode::kRuleError, std::to_string(n) + " error(s) in lowering files");
 }
 
-const BoundLowering* Engine::loweringFor(GraphSource source) const {
-  if (options_.lowering == kNoLowering) return nullptr;
+const BoundLowering* Engine::Impl::loweringFor(GraphSource source) const {
+  if (options.lowering == kNoLowering) return nullptr;
   const LoweringPath* path =
-      options_.lowering.empty() ? lowerings_->defaultFor(source) : lowerings_->find(options_.lowering);
-  for (const BoundLowering& b : boundLowerings_)
+      options.lowering.empty() ? lowerings->defaultFor(source) : lowerings->find(options.lowering);
+  for (const BoundLowering& b : boundLowerings)
     if (b.path == path) return &b;
   return nullptr;
 }
 
-Status Engine::resolveBackendOptions() {
-  const RuleRegistry::BackendOptionsLoad& options = registry_->backendOptions();
-  if (!options.status.isOk()) {
-    loadErrors_ = options.errors;
-    return options.status;
+Status Engine::Impl::resolveBackendOptions() {
+  const RuleRegistry::BackendOptionsLoad& load = registry->backendOptions();
+  if (!load.status.isOk()) {
+    loadErrors = load.errors;
+    return load.status;
   }
-  optionTable_ = options.table;
-  OptionResolution r = qnnrules::resolveBackendOptions(*optionTable_, options_.backend, options_.backendOptions);
-  backendOptions_ = std::move(r.options);
+  optionTable = load.table;
+  OptionResolution r = qnnrules::resolveBackendOptions(*optionTable, options.backend, options.backendOptions);
+  backendOptions = std::move(r.options);
   if (r.ok()) return Status::ok();
-  loadErrors_ = std::move(r.errors);
+  loadErrors = std::move(r.errors);
   return Status(StatusCode::kInvalidArgument,
-                std::to_string(loadErrors_.size()) + " bad backend option(s) for " + options_.backend);
+                std::to_string(loadErrors.size()) + " bad backend option(s) for " + options.backend);
 }
+
+std::vector<std::filesystem::path> Engine::searchPath() const { return impl_->registry->searchPath(); }
 
 std::vector<std::string> Engine::ruleDirs() const {
   std::vector<std::string> dirs;
-  for (const std::filesystem::path& d : registry_->searchPath()) dirs.push_back(displayPath(d));
+  for (const std::filesystem::path& d : impl_->registry->searchPath()) dirs.push_back(displayPath(d));
   return dirs;
 }
 
@@ -152,15 +169,15 @@ std::string GraphAnalysis::delegationJson() const { return formatDelegationJson(
 
 const QuantConfigTable* Engine::quantConfigs() const {
   if (!ok()) return nullptr;
-  const RuleRegistry::QuantConfigLoad& load = registry_->quantConfigs();
+  const RuleRegistry::QuantConfigLoad& load = impl_->registry->quantConfigs();
   return load.status.isOk() ? load.table.get() : nullptr;
 }
 
 AnnotateResult Engine::annotate(Graph& graph, const AnnotateOptions& options) const {
   AnnotateResult result;
   if (!ok()) {  // no rules to annotate by: say why the engine did not open
-    result.status = status_;
-    result.loadErrors = loadErrors_;
+    result.status = impl_->status;
+    result.loadErrors = impl_->loadErrors;
     return result;
   }
   // quant_configs.yaml: an explicit file, else the registry's (the last rules directory that
@@ -174,7 +191,7 @@ AnnotateResult Engine::annotate(Graph& graph, const AnnotateOptions& options) co
       return result;
     }
   } else {
-    const RuleRegistry::QuantConfigLoad& load = registry_->quantConfigs();
+    const RuleRegistry::QuantConfigLoad& load = impl_->registry->quantConfigs();
     if (!load.status.isOk()) {
       result.loadErrors = load.errors;
       result.status = load.status;
@@ -213,7 +230,7 @@ AnnotateResult Engine::annotate(Graph& graph, const AnnotateOptions& options) co
   // place (moved in and back, never copied: binding ONNX ops cannot fail).
   const bool folds = isQdqGraph(graph);
   detail::WorkingGraph working = folds ? detail::WorkingGraph(std::as_const(graph)) : detail::WorkingGraph(std::move(graph));
-  detail::IntakeResult intake = detail::intakeGraph(working, *rules_);
+  detail::IntakeResult intake = detail::intakeGraph(working, *impl_->rules);
   if (!intake.status.isOk()) {  // only a fold fails: the caller's graph is untouched
     result.status = std::move(intake.status);
     result.diagnostics = std::move(intake.diagnostics);
@@ -221,13 +238,13 @@ AnnotateResult Engine::annotate(Graph& graph, const AnnotateOptions& options) co
   }
   // What the graph's lowering path refuses quantized (and nothing else about it) stays float.
   AnnotateOptions withPath = options;
-  if (const BoundLowering* lowering = loweringFor(working.get().source))
+  if (const BoundLowering* lowering = impl_->loweringFor(working.get().source))
     for (const CpuForm& f : lowering->path->cpuForms)
       if (f.quantized == true && f.when.empty() && f.ranks.empty() && f.argumentsBelow == 0 && !f.failsLowering &&
           f.op.starts_with("aten."))
         withPath.floatOps.emplace_back(f.op, "the " + lowering->path->name + " lowering refuses it quantized (its cpu form " +
                                                  f.id + "): " + f.message);
-  result = annotateGraph(working.mutate(), *rules_, configs, *sel, recipe, withPath);
+  result = annotateGraph(working.mutate(), *impl_->rules, configs, *sel, recipe, withPath);
   if (!folds || result.status.isOk()) graph = working.take();
   result.diagnostics.insert(result.diagnostics.begin(), std::make_move_iterator(intake.diagnostics.begin()),
                             std::make_move_iterator(intake.diagnostics.end()));

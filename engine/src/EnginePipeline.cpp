@@ -10,11 +10,13 @@
 #include "qnnrules/io/OnnxBinding.h"
 #include "qnnrules/passes/CpuForms.h"
 #include "qnnrules/passes/DynamicShapes.h"
+#include "qnnrules/passes/EncodingMerge.h"
 #include "qnnrules/passes/RankFusion.h"
 #include "qnnrules/passes/NumericChecks.h"
 #include "qnnrules/passes/Prune.h"
 #include "qnnrules/passes/QdqFold.h"
 #include "qnnrules/passes/QdqGrouping.h"
+#include "EngineImpl.h"
 #include "GraphIntake.h"
 #include "report/Remedies.h"
 
@@ -89,40 +91,25 @@ ValidationResult stoppedValidation(const RunReport& r) {
 
 }  // namespace
 
-std::string_view runStageName(RunStage s) {
-  switch (s) {
-    case RunStage::kNone: return "";
-    case RunStage::kRules: return "rules";
-    case RunStage::kBackendOption: return "backend-option";
-    case RunStage::kGraph: return "graph";
-    case RunStage::kAnnotation: return "annotation";
-  }
-  return "";
-}
-
-std::string RunReport::graphLabel() const {
-  if (!graphPath.empty()) return graphPath;
-  return graph ? graph->name : std::string();
-}
-
 RunReport Engine::startReport(const RunOptions& options) const {
+  const Impl& e = *impl_;
   RunReport r;
   r.graphPath = options.graphPath.string();
-  r.backend = options_.backend;
-  r.socDefaulted = options_.soc.empty();
-  r.mode = options_.mode;
-  r.times[Phase::kRuleLoad] = loadTime_;
+  r.backend = e.options.backend;
+  r.socDefaulted = e.options.soc.empty();
+  r.mode = e.options.mode;
+  r.times[Phase::kRuleLoad] = e.loadTime;
   if (!ok()) {
     // Bad --backend-option settings are option errors; everything else is rule loading.
-    const bool optionError = status_.code() == StatusCode::kInvalidArgument && !loadErrors_.empty();
-    stop(r, optionError ? RunStage::kBackendOption : RunStage::kRules, status_, loadErrors_);
+    const bool optionError = e.status.code() == StatusCode::kInvalidArgument && !e.loadErrors.empty();
+    stop(r, optionError ? RunStage::kBackendOption : RunStage::kRules, e.status, e.loadErrors);
     return r;
   }
-  r.soc = soc_;
+  r.soc = e.soc;
   r.ruleDirs = ruleDirs();
-  r.backendOptions = backendOptions_;
-  r.optionTable = optionTable_;
-  r.rules = rules_;
+  r.backendOptions = e.backendOptions;
+  r.optionTable = e.optionTable;
+  r.rules = e.rules;
   return r;
 }
 
@@ -162,20 +149,22 @@ static GraphSource sourceOf(const Graph& g) {
 }
 
 void Engine::runPasses(RunReport& r, WorkingGraph& g, const RunOptions& options) const {
+  const Impl& e = *impl_;
+  const RuleSet& rules = *e.rules;
   DiagnosticList before;  // fold and annotation diagnostics, reported before the rules' ones
   const GraphSource source = sourceOf(g.get());
-  const BoundLowering* lowering = loweringFor(source);
+  const BoundLowering* lowering = e.loweringFor(source);
   if (lowering) {
-    for (const auto& p : lowerings_->paths)
+    for (const auto& p : e.lowerings->paths)
       if (p.get() == lowering->path) r.lowering = p;
-    r.loweringDefaulted = options_.lowering.empty();
+    r.loweringDefaulted = e.options.lowering.empty();
   }
   // Whose remedies the hints name (report/Remedies.h).
   const InputKind inputKind = source == GraphSource::kOnnx ? InputKind::kOnnx : InputKind::kTorch;
   std::vector<std::string> nonFiniteScaleProducers;  // QdqFoldResult::nonFiniteScaleProducers
   {
     PhaseTimer timer(r.times, Phase::kFold);
-    detail::IntakeResult intake = detail::intakeGraph(g, *rules_);
+    detail::IntakeResult intake = detail::intakeGraph(g, rules);
     if (!intake.status.isOk()) return stop(r, RunStage::kGraph, intake.status, std::move(intake.diagnostics));
     r.qdqNodesFolded = intake.qdqNodesFolded;
     nonFiniteScaleProducers = std::move(intake.nonFiniteScaleProducers);
@@ -196,8 +185,8 @@ void Engine::runPasses(RunReport& r, WorkingGraph& g, const RunOptions& options)
   // Then ORT groups each node with its Q/DQ nodes, or hands it to QNN as float (ONNX models whose
   // encodings came from Q/DQ nodes: a fact of the graph, so annotate-then-validate agrees).
   if (lowering && lowering->path->floatUngroupedQdq && source == GraphSource::kOnnx && g.get().qdqFolded)
-    r.floatUngroupedNodes = floatUngroupedQdqNodes(g.mutate(), *rules_);
-  if (lowering && !lowering->rewrites.empty()) r.rewrites = applyLoweringRewrites(g.mutate(), *rules_, *lowering);
+    r.floatUngroupedNodes = floatUngroupedQdqNodes(g.mutate(), rules);
+  if (lowering && !lowering->rewrites.empty()) r.rewrites = applyLoweringRewrites(g.mutate(), rules, *lowering);
   r.graph = g.share();
   const Graph& graph = *r.graph;
   // From here on the graph does not change: what every later pass needs to know about it is
@@ -207,16 +196,16 @@ void Engine::runPasses(RunReport& r, WorkingGraph& g, const RunOptions& options)
   std::vector<uint8_t> rankChains;  // passes/RankFusion.h, per node
   {
     PhaseTimer timer(r.times, Phase::kValidate);
-    facts.emplace(graph, *rules_);
+    facts.emplace(graph, rules);
     pruned = pruneGraph(graph, facts->users(), lowering && lowering->path->computesQuantizedConstants);
-    ValidateOptions vo = options_.validate;
+    ValidateOptions vo = e.options.validate;
     if (lowering) vo.numberOperandFloatRules = lowering->numberOperandFloatRules;
     if (lowering && lowering->path->fuseRank6ReshapeTranspose) {
       rankChains = rank6ReshapeTransposeChains(*facts);
       vo.rankExempt.reserve(rankChains.size());
       for (uint8_t c : rankChains) vo.rankExempt.push_back(c == kRankChainFused ? 1 : 0);
     }
-    r.validation = check(*facts, soc_, std::move(vo), pruned);
+    r.validation = check(*facts, e.soc, std::move(vo), pruned);
     if (lowering) {
       DiagnosticList shapes = checkDynamicShapes(*facts, pruned, *lowering->path);
       r.validation.diagnostics.insert(r.validation.diagnostics.end(), std::make_move_iterator(shapes.begin()),
@@ -229,8 +218,8 @@ void Engine::runPasses(RunReport& r, WorkingGraph& g, const RunOptions& options)
   if (options.partition) {
     PhaseTimer timer(r.times, Phase::kPartition);
     PartitionOptions po;
-    po.strict = options_.mode == Mode::kStrict;
-    po.requireFullDelegation = options_.requireFullDelegation;
+    po.strict = e.options.mode == Mode::kStrict;
+    po.requireFullDelegation = e.options.requireFullDelegation;
     po.pruned = &pruned;
     po.facts = &*facts;
     po.lowering = lowering;
@@ -240,13 +229,13 @@ void Engine::runPasses(RunReport& r, WorkingGraph& g, const RunOptions& options)
       if (std::optional<uint32_t> i = graph.findNode(name)) nonFinite.push_back(*i);
     po.nonFiniteScaleNodes = &nonFinite;
     // Partitioning reads the rules' diagnostics before the mode is applied.
-    r.delegation = partitionGraph(graph, *rules_, soc_, r.validation, po);
+    r.delegation = partitionGraph(graph, rules, e.soc, r.validation, po);
   }
   // The mode is applied here, once, for every front end.
   r.validation.diagnostics.insert(r.validation.diagnostics.begin(), std::make_move_iterator(before.begin()),
                                   std::make_move_iterator(before.end()));
-  applyMode(r.validation, options_.mode);
-  adaptDiagnostics(r.validation.diagnostics, graph, *rules_, r.backend, inputKind);
+  applyMode(r.validation, e.options.mode);
+  adaptDiagnostics(r.validation.diagnostics, graph, rules, r.backend, inputKind);
   if (options.computeEncodings && !r.failed()) {
     PhaseTimer timer(r.times, Phase::kEncodings);
     r.encodings = computeEncodings(*facts);

@@ -13,6 +13,7 @@
 
 #include "qnnrules/core/JsonWriter.h"
 #include "qnnrules/core/TerminalText.h"
+#include "qnnrules/load/RuleRegistry.h"
 #include "qnnrules/model/BackendManifest.h"
 #include "qnnrules/report/MatrixHtml.h"
 

@@ -14,6 +14,7 @@
 #include <unordered_set>
 
 #include "qnnrules/core/TerminalText.h"
+#include "qnnrules/model/RuleSet.h"
 
 namespace qnnrules {
 namespace {

@@ -12,6 +12,7 @@
 #include "qnnrules/Engine.h"
 #include "qnnrules/annotate/Recipe.h"
 #include "qnnrules/model/QuantConfig.h"
+#include "qnnrules/model/RuleSet.h"
 
 namespace qnnrules::python {
 namespace {
@@ -299,7 +300,7 @@ void bindEngine(py::module_& m) {
       .def_property_readonly("soc", [](const Engine& e) { return socDict(e.soc()); })
       .def_property_readonly("rules", &ruleList, "The backend's rules after overlays: id, targets, origin, location.")
       .def_property_readonly("backend_options", &backendOptionDict, "every backend option and its value")
-      .def_property_readonly("search_path", [](Engine& e) { return e.registry().searchPath(); },
+      .def_property_readonly("search_path", [](const Engine& e) { return e.searchPath(); },
                              "Rule directories searched, built-in first.")
       .def("__repr__", [](const Engine& e) {
         return "<qnnrules.Engine backend=" + e.options().backend + " soc=" + e.soc().name +

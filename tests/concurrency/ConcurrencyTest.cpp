@@ -13,6 +13,7 @@
 #include "qnnrules/annotate/Encodings.h"
 #include "qnnrules/io/GraphReader.h"
 #include "qnnrules/io/GraphWriter.h"
+#include "qnnrules/model/RuleSet.h"
 
 namespace {
 

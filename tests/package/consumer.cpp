@@ -1,5 +1,7 @@
 // Embeds the installed engine: builds a tiny graph in memory, validates it on HTP SM8650 and
-// checks the result. Exit 0 when every check holds; prints what differs otherwise.
+// checks the result; annotates its float twin with an in-memory recipe. Exit 0 when every check
+// holds; prints what differs otherwise. What it includes is what an embedder needs: the
+// installed headers are those and what they include (tests/layers/check_public_headers.py).
 //
 //   qnnrules_consumer explicit [GRAPH...]  rules from the package's qnnrules_RULES_DIR
 //   qnnrules_consumer discover [GRAPH...]  rules found by the engine itself (run from <prefix>/bin)
@@ -9,8 +11,10 @@
 #include <string>
 
 #include "qnnrules/Engine.h"
+#include "qnnrules/annotate/Recipe.h"
 #include "qnnrules/io/GraphReader.h"
 #include "qnnrules/io/GraphWriter.h"
+#include "qnnrules/pipeline/RunReportFormat.h"
 
 namespace {
 
@@ -40,24 +44,26 @@ qnnrules::TensorMeta tensor(std::optional<qnnrules::QuantSpec> q) {
   return t;
 }
 
-// x (uint8) -> relu (uint8 in and out) -> mystery (an op no rule covers) -> output
-qnnrules::Graph tinyGraph() {
+// x (uint8) -> relu (uint8 in and out) -> mystery (an op no rule covers) -> output; all float
+// when not `quantized`.
+qnnrules::Graph tinyGraph(bool quantized = true) {
   using namespace qnnrules;
+  const std::optional<QuantSpec> q = quantized ? std::optional<QuantSpec>(u8(0.05)) : std::nullopt;
   Graph g;
   g.name = "consumer_tiny";
   Node x;
   x.name = "x";
   x.kind = NodeKind::kInput;
-  x.outputs = {tensor(u8(0.05))};
+  x.outputs = {tensor(q)};
   uint32_t xi = g.addNode(std::move(x)).value();
 
   Node relu;
   relu.name = "relu";
   relu.targetId = g.internTarget("aten.relu.default");
   Argument in = Argument::tensorRef(xi);
-  in.qspec = u8(0.05);
+  in.qspec = q;
   relu.args = {in};
-  relu.outputs = {tensor(u8(0.05))};
+  relu.outputs = {tensor(q)};
   uint32_t ri = g.addNode(std::move(relu)).value();
 
   Node mystery;
@@ -94,7 +100,7 @@ int main(int argc, char** argv) {
     for (const auto& d : engine.loadErrors()) std::fprintf(stderr, "%s", qnnrules::formatText(d).c_str());
     return 1;
   }
-  const std::string builtin = engine.registry().searchPath().front().string();
+  const std::string builtin = engine.searchPath().front().string();
   std::printf("built-in rules: %s\n", builtin.c_str());
   expect(builtin == std::string(CONSUMER_RULES_DIR), "built-in rules are the installed ones (" CONSUMER_RULES_DIR ")");
 
@@ -116,6 +122,20 @@ int main(int argc, char** argv) {
     expect(qnnrules::formatJsonArray(r2.diagnostics) == qnnrules::formatJsonArray(r.diagnostics),
            "same diagnostics after a JSON round trip");
   }
+
+  // The float twin annotated with 8a8w: relu gets specs, unless an in-memory recipe discards it.
+  qnnrules::AnnotateOptions annotate;
+  annotate.config = "8a8w";
+  qnnrules::Graph plain = tinyGraph(false);
+  qnnrules::AnnotateResult a = engine.annotate(plain, annotate);
+  expect(a.ok() && a.nodesAnnotated == 1, "8a8w annotates relu, got " + std::to_string(a.nodesAnnotated));
+  qnnrules::Recipe recipe;
+  recipe.discardNodes = {"relu"};
+  annotate.recipe = &recipe;
+  qnnrules::Graph kept = tinyGraph(false);
+  a = engine.annotate(kept, annotate);
+  expect(a.ok() && a.nodesAnnotated == 0 && a.nodesDiscarded == 1,
+         "the recipe discards relu, got " + std::to_string(a.nodesDiscarded) + " discarded");
   for (int i = 2; i < argc; ++i) {
     qnnrules::GraphReadResult read = qnnrules::readGraphFile(argv[i]);
     expect(read.ok(), std::string(argv[i]) + " reads: " + read.status.message());
@@ -123,6 +143,8 @@ int main(int argc, char** argv) {
     qnnrules::RunReport run = engine.run(read.graph, {});
     expect(run.ok() && run.validation.nodesChecked > 0 && run.validation.errorCount() == 0,
            std::string(argv[i]) + " validates with no error");
+    expect(qnnrules::runExitCode(run) == 0 && !qnnrules::formatRunText(run).empty(),
+           std::string(argv[i]) + " renders a report that exits 0");
     std::printf("%s: %zu node(s), %zu checked, %zu error(s)\n", argv[i], read.graph.nodes().size(),
                 run.validation.nodesChecked, run.validation.errorCount());
   }

@@ -12,7 +12,9 @@
 #include <string>
 
 #include "qnnrules/Engine.h"
+#include "qnnrules/load/RuleLoader.h"
 #include "qnnrules/model/Lowering.h"
+#include "qnnrules/model/RuleSet.h"
 #include "qnnrules/report/Verdict.h"
 
 namespace qnnrules {

@@ -9,6 +9,7 @@
 
 #include "model/CpuFormTests.h"
 #include "qnnrules/Engine.h"
+#include "qnnrules/load/RuleLoader.h"
 #include "qnnrules/model/Lowering.h"
 
 namespace qnnrules {

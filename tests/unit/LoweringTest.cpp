@@ -9,6 +9,7 @@
 #include "BuiltinEngine.h"
 #include "qnnrules/Engine.h"
 #include "qnnrules/io/GraphReader.h"
+#include "qnnrules/load/RuleRegistry.h"
 #include "qnnrules/report/Verdict.h"
 #include "qnnrules/model/Lowering.h"
 #include "qnnrules/load/RuleLoader.h"

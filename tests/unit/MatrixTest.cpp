@@ -8,6 +8,7 @@
 #include "BuiltinEngine.h"
 #include "TestUtil.h"
 #include "qnnrules/Matrix.h"
+#include "qnnrules/load/RuleRegistry.h"
 
 namespace qnnrules {
 namespace {

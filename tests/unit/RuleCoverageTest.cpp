@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "qnnrules/graph/Graph.h"
 #include "qnnrules/load/RuleRegistry.h"
 #include "qnnrules/validate/Validator.h"
 

@@ -23,9 +23,12 @@
 #include "RecipeFiles.h"
 #include "qnnrules/Engine.h"
 #include "qnnrules/io/GraphReader.h"
+#include "qnnrules/load/RuleRegistry.h"
+#include "qnnrules/model/RuleSet.h"
 #include "qnnrules/pipeline/RunReportFormat.h"
 #include "qnnrules/pipeline/RunBaseline.h"
 #include "qnnrules/core/TerminalText.h"
+#include "qnnrules/report/SarifWriter.h"
 #include "qnnrules/report/TextStyle.h"
 
 namespace qnnvalidate {

@@ -8,21 +8,27 @@
 #include <string>
 #include <vector>
 
+// What the API's declarations need, and no more: the loaders, the rule table, the passes and
+// the engine's state stay behind Engine::Impl (engine/src/EngineImpl.h), so that this header and
+// what it includes are the installed public face (engine/PublicHeaders.cmake).
 #include "qnnrules/annotate/Annotator.h"
-#include "qnnrules/model/BackendOptions.h"
-#include "qnnrules/delegate/DelegationReport.h"
 #include "qnnrules/core/Diagnostic.h"
+#include "qnnrules/core/Status.h"
+#include "qnnrules/delegate/DelegationReport.h"
 #include "qnnrules/graph/Graph.h"
-#include "qnnrules/passes/EncodingMerge.h"
-#include "qnnrules/passes/LoweringRewrites.h"
 #include "qnnrules/io/ReaderModules.h"
+#include "qnnrules/model/BackendOptions.h"
+#include "qnnrules/model/Soc.h"
 #include "qnnrules/pipeline/RunReport.h"
-#include "qnnrules/load/RuleRegistry.h"
 #include "qnnrules/validate/Validator.h"
 
 namespace qnnrules {
 
 inline constexpr const char* kDefaultSoc = "SM8750";  // the reference quantizer's default
+
+class QuantConfigTable;  // model/QuantConfig.h
+class RuleRegistry;      // load/RuleRegistry.h (in-tree front ends only)
+class RuleSet;           // model/RuleSet.h (in-tree front ends only)
 
 namespace detail {
 class WorkingGraph;
@@ -70,16 +76,18 @@ class Engine {
   // thread-safe), so opening it costs a table lookup instead of a rule load.
   Engine withSoc(const std::string& soc) const;
 
-  bool ok() const { return status_.isOk(); }
-  const Status& status() const { return status_; }
-  const DiagnosticList& loadErrors() const { return loadErrors_; }
+  bool ok() const;
+  const Status& status() const;
+  const DiagnosticList& loadErrors() const;
 
-  const EngineOptions& options() const { return options_; }
-  const RuleSet& rules() const { return *rules_; }   // requires ok()
-  const SocInfo& soc() const { return soc_; }        // requires ok()
-  RuleRegistry& registry() { return *registry_; }
+  const EngineOptions& options() const;
+  const RuleSet& rules() const;  // requires ok()
+  const SocInfo& soc() const;    // requires ok()
+  RuleRegistry& registry();      // the rule files read, shared by withSoc's engines
   // The rule directories this engine reads, in search order (built-in first, then
-  // QNNRULES_PATH, then the overlays), as reports print them (displayPath).
+  // QNNRULES_PATH, then the overlays): as given (registry().searchPath()), and as reports
+  // print them (displayPath).
+  std::vector<std::filesystem::path> searchPath() const;
   std::vector<std::string> ruleDirs() const;
 
   // The whole pipeline on the graph file options.graphPath, computed once (pipeline/RunReport.h):
@@ -106,30 +114,18 @@ class Engine {
   // nodes fall back to CPU).
   GraphAnalysis analyze(const Graph& graph) const;
   // Every option of the backend with its value (the user's, else the default); requires ok().
-  const std::vector<ResolvedOption>& backendOptions() const { return backendOptions_; }
+  const std::vector<ResolvedOption>& backendOptions() const;
   // quant_configs.yaml as the registry loads it (the last rules directory that has one); null
   // when it has errors (annotate() reports them) or the engine did not open.
   const QuantConfigTable* quantConfigs() const;
 
  private:
-  EngineOptions options_;
-  Status status_;
-  DiagnosticList loadErrors_;
-  std::shared_ptr<RuleRegistry> registry_;  // shared by withSoc's engines
+  // The opened engine: options, status, the registry, the backend's rules, the SoC, the bound
+  // lowering paths, the backend options (engine/src/EngineImpl.h). Built by the constructor and
+  // never changed after, so copies of an engine share it.
+  struct Impl;
+  std::shared_ptr<const Impl> impl_;
   Engine(EngineOptions options, std::shared_ptr<RuleRegistry> registry);
-  std::shared_ptr<const RuleSet> rules_;
-  SocInfo soc_;
-  void open();  // the constructor's work: registry, SoC, backend rules, backend options
-  Status resolveBackendOptions();
-  Status openLowerings();
-  // The path a graph from `source` takes (the chosen one, else the source's default); null
-  // when the search path has none.
-  const BoundLowering* loweringFor(GraphSource source) const;
-  std::shared_ptr<const LoweringTable> lowerings_;
-  std::vector<BoundLowering> boundLowerings_;  // one per path of lowerings_
-  std::shared_ptr<const BackendOptionTable> optionTable_;  // backendOptions_ point into it
-  std::vector<ResolvedOption> backendOptions_;
-  PhaseTime loadTime_;  // opening the engine, reported as the run's "rule load" phase
 
   RunReport startReport(const RunOptions& options) const;
   void runPasses(RunReport& report, detail::WorkingGraph& graph, const RunOptions& options) const;

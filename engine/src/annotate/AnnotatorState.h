@@ -14,7 +14,11 @@
 #include <vector>
 
 #include "qnnrules/annotate/Annotator.h"
+#include "qnnrules/annotate/Recipe.h"
+#include "qnnrules/graph/Graph.h"
 #include "qnnrules/graph/PortType.h"
+#include "qnnrules/model/QuantConfig.h"
+#include "qnnrules/model/RuleSet.h"
 
 namespace qnnrules::annotator_detail {
 

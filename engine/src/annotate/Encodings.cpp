@@ -8,7 +8,10 @@
 
 #include "qnnrules/annotate/Annotator.h"
 #include "qnnrules/core/JsonWriter.h"
+#include "qnnrules/facts/GraphFacts.h"
+#include "qnnrules/graph/Graph.h"
 #include "qnnrules/graph/PortType.h"
+#include "qnnrules/model/RuleSet.h"
 
 namespace qnnrules {
 namespace {

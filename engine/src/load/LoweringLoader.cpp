@@ -6,6 +6,7 @@
 
 #include "yaml/StrictYaml.h"
 #include "CpuFormsLoader.h"
+#include "qnnrules/load/RuleLoader.h"
 #include "qnnrules/model/Lowering.h"
 
 namespace qnnrules {
@@ -260,24 +261,6 @@ class LoweringLoader : public StrictYamlReader {
 };
 
 }  // namespace
-
-const LoweringPath* LoweringTable::find(std::string_view name) const {
-  for (const auto& p : paths)
-    if (p->name == name) return p.get();
-  return nullptr;
-}
-
-const LoweringPath* LoweringTable::defaultFor(GraphSource source) const {
-  for (const auto& p : paths)
-    if (std::find(p->defaultFor.begin(), p->defaultFor.end(), source) != p->defaultFor.end()) return p.get();
-  return nullptr;
-}
-
-std::vector<std::string> LoweringTable::names() const {
-  std::vector<std::string> out;
-  for (const auto& p : paths) out.push_back(p->name);
-  return out;
-}
 
 std::optional<LoweringPath> loadLoweringText(const std::string& text, const std::string& displayPath,
                                              DiagnosticList& errors, const LoadLimits& limits) {

@@ -3,6 +3,8 @@
 // what judged, what was judged, the verdict, then the details. Written in one pass with the
 // streaming JsonWriter (formatted byte for byte as the nlohmann DOM it replaces): with 100k
 // diagnostics, building and re-parsing a DOM cost several times the text report.
+#include "qnnrules/model/BackendManifest.h"
+#include "qnnrules/model/RuleSet.h"
 #include "qnnrules/pipeline/RunReportFormat.h"
 #include "qnnrules/report/Baseline.h"
 #include "qnnrules/report/DelegatedViolations.h"

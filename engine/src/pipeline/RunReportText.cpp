@@ -2,6 +2,8 @@
 #include <fmt/format.h>
 
 #include "qnnrules/core/TerminalText.h"
+#include "qnnrules/model/BackendManifest.h"
+#include "qnnrules/model/RuleSet.h"
 #include "qnnrules/pipeline/RunReportFormat.h"
 #include "qnnrules/report/Baseline.h"
 #include "qnnrules/report/DelegatedViolations.h"

@@ -6,6 +6,10 @@
 
 #include "NodeValidator.h"
 #include "qnnrules/core/Suggest.h"
+#include "qnnrules/facts/GraphFacts.h"
+#include "qnnrules/graph/Graph.h"
+#include "qnnrules/model/RuleSet.h"
+#include "qnnrules/model/Soc.h"
 
 namespace qnnrules {
 namespace {

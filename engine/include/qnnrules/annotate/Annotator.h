@@ -9,16 +9,21 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "qnnrules/core/Diagnostic.h"
-#include "qnnrules/graph/Graph.h"
-#include "qnnrules/model/QuantConfig.h"
-#include "qnnrules/annotate/Recipe.h"
-#include "qnnrules/model/RuleSet.h"
 #include "qnnrules/core/Status.h"
 
 namespace qnnrules {
+
+// Named by reference only: the options and the result are all an embedder sees (Engine.h).
+class Graph;
+class QuantConfigTable;
+class RuleSet;
+struct ConfigSelection;
+struct Recipe;  // annotate/Recipe.h
+struct Rule;
 
 struct AnnotateOptions {
   std::string config = "8a8w";   // "NAME[:per_tensor|per_channel|per_block][,sym][,qat]"

@@ -11,11 +11,13 @@
 
 #include "qnnrules/core/Diagnostic.h"
 #include "qnnrules/core/QnnTypes.h"
-#include "qnnrules/facts/GraphFacts.h"
-#include "qnnrules/graph/Graph.h"
-#include "qnnrules/model/RuleSet.h"
 
 namespace qnnrules {
+
+// Named by reference only: the result is what a run report carries (pipeline/RunReport.h).
+class Graph;
+class GraphFacts;
+class RuleSet;
 
 struct TensorEncoding {
   std::string tensor;            // "conv" (output 0), "split:1", a weight "w", or "x->conv" for an edge

@@ -3,12 +3,14 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "qnnrules/model/BackendManifest.h"
 #include "qnnrules/core/Diagnostic.h"
 #include "qnnrules/core/LoadLimits.h"
+#include "qnnrules/model/Lowering.h"
 #include "qnnrules/model/Rule.h"
 #include "qnnrules/model/RuleSet.h"
 #include "qnnrules/model/Soc.h"
@@ -51,5 +53,11 @@ void loadSocFile(const std::filesystem::path& file, const std::string& displayPa
                  SocTable& out, DiagnosticList& errors, const LoadLimits& limits = {});
 void loadSocText(const std::string& text, const std::string& displayPath,
                  SocTable& out, DiagnosticList& errors, const LoadLimits& limits = {});
+
+// Parses a lowering path, rules/lowering/<name>.yaml (model/Lowering.h).
+std::optional<LoweringPath> loadLoweringText(const std::string& text, const std::string& displayPath,
+                                             DiagnosticList& errors, const LoadLimits& limits = {});
+std::optional<LoweringPath> loadLoweringFile(const std::filesystem::path& file, const std::string& displayPath,
+                                             DiagnosticList& errors, const LoadLimits& limits = {});
 
 }  // namespace qnnrules

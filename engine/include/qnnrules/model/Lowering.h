@@ -3,20 +3,20 @@
 // torch.export programs). The backend judges what the path hands it, not the file: the path
 // rewrites some encodings first, and decides what a node the backend refuses becomes (CPU
 // fallback, or a failed session). A path is data: rules/lowering/<name>.yaml
-// (docs/rule-format.md, "Lowering paths").
+// (docs/rule-format.md, "Lowering paths"), read by loadLoweringFile (load/RuleLoader.h).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "qnnrules/core/QnnTypes.h"
 #include "qnnrules/core/SourceMark.h"
-#include "qnnrules/core/Diagnostic.h"
-#include "qnnrules/core/LoadLimits.h"
 #include "qnnrules/graph/GraphSource.h"
 
 namespace qnnrules {
@@ -53,6 +53,13 @@ struct LoweringRewrite {
   std::optional<int64_t> setOffset;                             // QNN offset (= -zero_point)
   std::string says;                                             // the sentence reports print
   SourceMark mark;
+};
+
+// How many ports one rewrite changed in a run (RunReport::rewrites; passes/LoweringRewrites.h
+// applies them).
+struct AppliedRewrite {
+  const LoweringRewrite* rewrite = nullptr;
+  size_t ports = 0;
 };
 
 // One condition of a CPU form on an ONNX attribute (YAML `when: {axis: {default: -1, last_axis:
@@ -153,11 +160,5 @@ struct LoweringTable {
   const LoweringPath* defaultFor(GraphSource source) const;
   std::vector<std::string> names() const;
 };
-
-// rules/lowering/<name>.yaml -> one path (strict, errors with file:line:column).
-std::optional<LoweringPath> loadLoweringText(const std::string& text, const std::string& displayPath,
-                                             DiagnosticList& errors, const LoadLimits& limits = {});
-std::optional<LoweringPath> loadLoweringFile(const std::filesystem::path& file, const std::string& displayPath,
-                                             DiagnosticList& errors, const LoadLimits& limits = {});
 
 }  // namespace qnnrules

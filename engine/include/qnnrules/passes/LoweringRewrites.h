@@ -40,15 +40,9 @@ struct BoundLowering {
 };
 BoundLowering bindLowering(const LoweringPath& path, const RuleSet& rules, DiagnosticList& errors);
 
-// How many ports one rewrite changed in a run.
-struct AppliedRewrite {
-  const LoweringRewrite* rewrite = nullptr;
-  size_t ports = 0;
-};
-
 // Changes the specs of the matching ports in place: a shared port gets a concrete copy of the
 // spec it resolves to, changed (only that port sees the change, as a Convert the path inserts).
-// Returns the rewrites that changed something, in the path's order.
+// Returns the rewrites that changed something, in the path's order (AppliedRewrite: model/Lowering.h).
 std::vector<AppliedRewrite> applyLoweringRewrites(Graph& graph, const RuleSet& rules, const BoundLowering& lowering);
 
 }  // namespace qnnrules

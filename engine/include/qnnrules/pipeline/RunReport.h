@@ -13,21 +13,20 @@
 
 #include "qnnrules/annotate/Annotator.h"
 #include "qnnrules/annotate/Encodings.h"
+#include "qnnrules/core/Diagnostic.h"
 #include "qnnrules/core/Status.h"
-#include "qnnrules/model/BackendOptions.h"
 #include "qnnrules/delegate/DelegationReport.h"
 #include "qnnrules/graph/Graph.h"
-#include "qnnrules/passes/LoweringRewrites.h"
-#include "qnnrules/pipeline/PhaseTimes.h"
+#include "qnnrules/model/BackendOptions.h"
 #include "qnnrules/model/Lowering.h"
-#include "qnnrules/core/Diagnostic.h"
-#include "qnnrules/model/RuleSet.h"
 #include "qnnrules/model/Soc.h"
+#include "qnnrules/pipeline/PhaseTimes.h"
 #include "qnnrules/validate/Validator.h"
 
 namespace qnnrules {
 
-struct BaselineComparison;
+struct BaselineComparison;  // report/Baseline.h
+class RuleSet;              // model/RuleSet.h: the rule table stays internal
 
 struct RunOptions {
   // The graph file to read (any format readGraphFile knows); ignored by Engine::run(Graph, ...).

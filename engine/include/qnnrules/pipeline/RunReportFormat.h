@@ -8,9 +8,10 @@
 #include <string_view>
 
 #include "qnnrules/pipeline/RunReport.h"
-#include "qnnrules/report/SarifWriter.h"
 
 namespace qnnrules {
+
+struct SarifInvocation;  // report/SarifWriter.h
 
 struct RenderOptions {
   // Append the per-phase wall and CPU times (qnn-validate --time). The renderer times its own

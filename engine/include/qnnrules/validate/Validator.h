@@ -6,12 +6,15 @@
 #include <vector>
 
 #include "qnnrules/core/Diagnostic.h"
-#include "qnnrules/facts/GraphFacts.h"
-#include "qnnrules/graph/Graph.h"
-#include "qnnrules/model/RuleSet.h"
-#include "qnnrules/model/Soc.h"
 
 namespace qnnrules {
+
+// Named by reference only: the result and options are all an embedder sees (Engine.h).
+class Graph;
+class GraphFacts;
+class RuleSet;
+struct Rule;
+struct SocInfo;
 
 enum class Mode : uint8_t {
   kStrict,  // violations are errors: exit 1, exception in bindings
