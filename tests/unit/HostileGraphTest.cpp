@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "AnnotationTestUtil.h"
@@ -115,6 +116,36 @@ TEST(HostileGraph, QdqLiteralsBeyondTheIntegerRangeAreRefusedBeforeCasting) {
   EXPECT_TRUE(mentions(f.diagnostics, "a zero point is not an integer between")) << codes(f.diagnostics);
   EXPECT_TRUE(mentions(f.diagnostics, "quant_min/quant_max are not integers between")) << codes(f.diagnostics);
   readsBack(f.graph);
+}
+
+// A quantize node whose scale is inf and which has no input tensor (every argument a keyword):
+// the fold reports both and reads no argument it does not have (it used to read args[0] of an
+// empty argument list while naming the producers of non-finite scales).
+TEST(HostileGraph, NonFiniteQuantizeWithoutInputReadsNoMissingArgument) {
+  Graph g;
+  Node x;
+  x.name = "x";
+  x.kind = NodeKind::kInput;
+  x.outputs.resize(1);
+  ASSERT_TRUE(g.addNode(std::move(x)).isOk());
+  Node q;
+  q.name = "q";
+  q.targetId = g.internTarget("quantized_decomposed.quantize_per_tensor.default");
+  Argument inf;
+  inf.kind = Argument::Kind::kFloat;
+  inf.f = std::numeric_limits<double>::infinity();
+  Argument dtype;
+  dtype.kind = Argument::Kind::kString;
+  dtype.s = "torch.uint8";
+  q.kwargs = {{"scale", inf}, {"zero_point", Argument::integer(0)}, {"quant_min", Argument::integer(0)},
+              {"quant_max", Argument::integer(255)}, {"dtype", dtype}};
+  q.outputs.resize(1);
+  ASSERT_TRUE(g.addNode(std::move(q)).isOk());
+  QdqFoldResult f = foldQdq(g);
+  ASSERT_TRUE(f.status.isOk()) << f.status.message();
+  EXPECT_TRUE(mentions(f.diagnostics, "a scale is not a finite number")) << codes(f.diagnostics);
+  EXPECT_TRUE(mentions(f.diagnostics, "the node has no input tensor")) << codes(f.diagnostics);
+  EXPECT_TRUE(f.nonFiniteScaleProducers.empty());
 }
 
 // Values the checks used to accept, each with its own code (passes/NumericChecks.h).
