@@ -29,7 +29,6 @@ import qnnrules.torch as qt
 from qnnrules import fx_reader
 
 SOC = "SM8650"
-VALIDATE_EXE = None  # --validate-exe
 
 
 def decoder(layers, vocab, tokens):
@@ -54,7 +53,7 @@ def best(f, repeat):
     return min(times), out
 
 
-def measure(config, layers, vocab, tokens, repeat):
+def measure(config, layers, vocab, tokens, repeat, validate_exe):
     gm, ids = decoder(layers, vocab, tokens)
     q = qt.Quantizer(backend="htp", soc=SOC, config=config, strict=False)
     prepared = qt.prepare_pt2e(gm, q)
@@ -74,7 +73,7 @@ def measure(config, layers, vocab, tokens, repeat):
         pt2 = os.path.join(tmp, f"decoder_{config}.pt2")
         torch.export.save(torch.export.export(converted, (ids,), {"use_cache": False}, strict=False), pt2)
         t_pt2, pt2_report = best(lambda: engine.run(pt2), repeat)
-        cli = [VALIDATE_EXE, pt2, "--backend", "htp", "--soc", SOC, "--warn"]
+        cli = [validate_exe, pt2, "--backend", "htp", "--soc", SOC, "--warn"]
         t_cli, cli_run = best(lambda: subprocess.run(cli, capture_output=True, text=True), repeat)
         assert cli_run.returncode == 0, cli_run.stderr
     return {"config": config, "layers": layers, "nodes": len(d["nodes"]), "errors": report.error_count,
@@ -96,11 +95,9 @@ def main():
     p.add_argument("--validate-exe", default=os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                                           "build", "tools", "qnn-validate", "qnn-validate"))
     args = p.parse_args()
-    global VALIDATE_EXE
-    VALIDATE_EXE = args.validate_exe
     torch.set_num_threads(1)
     for config in args.configs:
-        print(json.dumps(measure(config, args.layers, args.vocab, args.tokens, args.repeat)), flush=True)
+        print(json.dumps(measure(config, args.layers, args.vocab, args.tokens, args.repeat, args.validate_exe)), flush=True)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 """No engine function over 100 lines (issue 35), except those docs/architecture.md names in its
 "Long functions" list, each with why. Reads every .cpp and .h under engine/ (standard library
 only): a definition is a body that a namespace or class scope opens after a head with a '(' (not
-a control statement or an initializer), at any indentation, its signature on one line or
+an initializer; an extern "C" function is a function), at any indentation, its signature on one line or
 several, a member function defined in its class included; its length is the line count from its
 head's first line to its closing brace. Fails (exit 1) on a function over the limit that the list does not name,
 and on a name the list keeps for a function that is no longer over it (the list only shrinks).
@@ -58,7 +58,6 @@ def code_lines(path):
     return lines
 
 
-CONTROL = re.compile(r"^(if|for|while|switch|catch|do|else|try|return)\b")
 SCOPE = re.compile(r"^(?:template\s*<.*>\s*)?(namespace|extern|class|struct|union|enum)\b\s*([A-Za-z_]\w*)?")
 
 
@@ -84,11 +83,12 @@ def functions(path):
                     stack.append(("block", "", number, ""))
                 else:
                     scope = SCOPE.match(text)
-                    if scope and "(" not in text.split(scope.group(0), 1)[0]:
+                    if scope and "(" not in text:  # a function returning `struct X` has one
                         is_class = scope.group(1) in ("class", "struct", "union", "enum")
                         stack.append(("class" if is_class else "scope", scope.group(2) or "", number, ""))
-                    elif "(" in text and not CONTROL.match(text) and not text.rstrip().endswith("="):
-                        m = NAME.search(text.split("(")[0] + "(")
+                    elif "(" in text and not text.rstrip().endswith("="):  # not an initializer
+                        named = re.sub(r"__attribute__\s*\(\(.*?\)\)", "", text)  # extern "C" entry points
+                        m = NAME.search(named.split("(")[0] + "(")
                         name = m.group(1) if m else text[:40]
                         owner = stack[-1][1] if kind == "class" and "::" not in name else ""
                         stack.append(("function", "", head_line or number, f"{owner}::{name}" if owner else name))
